@@ -1,0 +1,68 @@
+// Builds the Hono application: middleware order, family routers, the OpenAPI document.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { Scalar } from '@scalar/hono-api-reference';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import type { AppEnv } from './lib/context';
+import { ApiError, errorResponse, type ErrorCode } from './lib/errors';
+import { createRouter } from './lib/router';
+import { methodsForPath } from './lib/methods';
+import { requestId } from './middleware/request-id';
+import { routers } from './routes';
+
+const HTTP_CODES: Record<number, ErrorCode> = {
+  400: 'invalid_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
+  406: 'not_acceptable', 409: 'conflict', 415: 'unsupported_media_type', 429: 'rate_limited',
+};
+
+/** Maps anything thrown to the specification's error body; unexpected faults are logged, never shown. */
+export function toApiError(error: unknown, requestIdValue: string): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof HTTPException) {
+    const code = HTTP_CODES[error.status];
+    if (code === 'invalid_request') return new ApiError(code, 'The request body is not valid JSON.');
+    if (code === 'unsupported_media_type') return new ApiError(code, 'Send the body as JSON with Content-Type: application/json.');
+    if (code) return new ApiError(code, error.message || code);
+  }
+  console.error(JSON.stringify({ level: 'error', requestId: requestIdValue, message: String(error), stack: (error as Error)?.stack }));
+  return new ApiError('internal', `An internal error occurred; quote request id ${requestIdValue} when reporting it.`);
+}
+
+export function buildApp() {
+  const app = createRouter();
+
+  app.use('*', requestId());
+  app.use('/api/*', async (c, next) => {
+    const origin = c.env.DASHBOARD_URL;
+    return cors({ origin: origin ? [origin] : [], allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'], exposeHeaders: ['X-Request-Id', 'Retry-After'], maxAge: 600 })(c, next);
+  });
+
+  for (const router of routers) app.route('/', router);
+
+  app.doc31('/api/v1/openapi.json', (c) => ({
+    openapi: '3.1.0',
+    info: {
+      title: 'Posture Analysis Service API',
+      version: '1.0.0',
+      description: 'Posture analysis for software supply chains: surveys of CycloneDX SBOMs and CBOMs, post-quantum readiness, vulnerabilities, crypto-agility scores. Errors are `{error, status, code}`; branch on `code`.',
+    },
+    servers: [{ url: new URL(c.req.url).origin }],
+  }));
+  app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session (sign in by email link).' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiToken', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'API token created in project settings.' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'uploadPass', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Upload pass of the command-line client.' });
+  app.get('/api/v1/docs', Scalar({ url: '/api/v1/openapi.json', pageTitle: 'Posture Analysis Service API' }));
+
+  app.notFound((c) => {
+    const allowed = methodsForPath(app, new URL(c.req.url).pathname);
+    if (allowed.length) {
+      return errorResponse(new ApiError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed.join(', ')}.`, { headers: { Allow: allowed.join(', ') } }), { 'X-Request-Id': c.var.requestId });
+    }
+    return errorResponse(new ApiError('not_found', 'No such path.'), { 'X-Request-Id': c.var.requestId });
+  });
+  app.onError((error, c) => errorResponse(toApiError(error, c.var.requestId), { 'X-Request-Id': c.var.requestId }));
+  return app;
+}
+
+export type App = OpenAPIHono<AppEnv>;
+export const app = buildApp();

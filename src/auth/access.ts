@@ -1,0 +1,73 @@
+// What a principal may do: permissions on the organization and on a project (ARCHITECTURE section 3).
+// A person's project permissions are the union of the roles of their teams that reach the project;
+// organization permissions the union of `org:*` over all their teams. An API token holds its fixed list.
+import { isOrgPermission, type Permission } from './permissions';
+import type { Principal } from './principal';
+
+interface GrantRow {
+  permissions: string;
+  reaches: number;
+}
+
+async function personGrants(db: D1Database, orgId: string, userId: string, projectId: string | null): Promise<GrantRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT r.permissions AS permissions,
+              (t.all_projects = 1 OR EXISTS (SELECT 1 FROM team_projects tp WHERE tp.team_id = t.id AND tp.project_id = ?)) AS reaches
+       FROM team_members tm
+       JOIN teams t ON t.id = tm.team_id AND t.org_id = ?
+       JOIN team_roles tr ON tr.team_id = t.id
+       JOIN roles r ON r.id = tr.role_id
+       WHERE tm.user_id = ?`,
+    )
+    .bind(projectId ?? '', orgId, userId)
+    .all<GrantRow>();
+  return results;
+}
+
+export interface PermissionSets {
+  org: Set<Permission>;
+  /** Permissions on the project asked about (empty when none was asked or it is not reached). */
+  project: Set<Permission>;
+}
+
+/** Permissions of a person (not a token) in an organization and optionally on one of its projects. */
+export async function personPermissions(db: D1Database, orgId: string, userId: string, projectId: string | null): Promise<PermissionSets> {
+  const sets: PermissionSets = { org: new Set(), project: new Set() };
+  for (const row of await personGrants(db, orgId, userId, projectId)) {
+    for (const permission of JSON.parse(row.permissions) as Permission[]) {
+      if (isOrgPermission(permission)) sets.org.add(permission);
+      else if (projectId && row.reaches) sets.project.add(permission);
+    }
+  }
+  return sets;
+}
+
+/** Permissions of the caller, on `projectId` when given. */
+export async function principalPermissions(db: D1Database, principal: Principal, projectId: string | null): Promise<PermissionSets> {
+  if (principal.kind === 'upload_pass') return { org: new Set(), project: new Set() };
+  if (principal.kind === 'api_token') {
+    const held = (principal.tokenPermissions ?? []) as Permission[];
+    return {
+      org: new Set(held.filter(isOrgPermission)),
+      project: new Set(projectId && projectId === principal.projectId ? held.filter((p) => !isOrgPermission(p)) : []),
+    };
+  }
+  return personPermissions(db, principal.orgId, principal.userId, projectId);
+}
+
+/** Ids of the organization's active projects that one of the person's teams reaches. */
+export async function reachableProjectIds(db: D1Database, orgId: string, userId: string): Promise<string[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT DISTINCT p.id AS id FROM projects p
+       WHERE p.org_id = ? AND p.deleted_at IS NULL AND EXISTS (
+         SELECT 1 FROM team_members tm JOIN teams t ON t.id = tm.team_id
+         WHERE tm.user_id = ? AND t.org_id = p.org_id
+           AND (t.all_projects = 1 OR EXISTS (SELECT 1 FROM team_projects tp WHERE tp.team_id = t.id AND tp.project_id = p.id)))
+       ORDER BY p.created_at, p.id`,
+    )
+    .bind(orgId, userId)
+    .all<{ id: string }>();
+  return results.map((r) => r.id);
+}

@@ -1,0 +1,150 @@
+// Sign-in by email link, sign-up on first sign-in, and dashboard sessions (ARCHITECTURE section 2).
+import { and, eq, isNull } from 'drizzle-orm';
+import { EmailMessage } from 'cloudflare:email';
+import { activityInsert } from '../control/activity';
+import type { ControlDb } from '../control/db';
+import { credentials, projects, signInLinks, users } from '../control/schema';
+import { activeMemberships, createOrganization, ensureUser, findUserByEmail, normalizeEmail } from '../control/tenancy';
+import type { Env } from '../env';
+import { ApiError } from '../lib/errors';
+import { addDays, newId, nowIso } from '../lib/ids';
+import { reachableProjectIds } from './access';
+import { secondsFromIso, signToken, verifyToken } from './tokens';
+
+export const SIGN_IN_LINK_MINUTES = 15;
+export const SIGN_IN_DAYS = 7;
+
+export interface SessionAnswer {
+  jwt: string;
+  expiresAt: string;
+  orgId: string;
+  projectId: string | null;
+  user: { id: string; email: string; name: string };
+}
+
+/** Records a one-time link and returns its token; `sendSignInEmail` delivers it. */
+export async function createSignInLink(db: ControlDb, env: Env, email: string): Promise<string> {
+  const jti = newId();
+  const createdAt = nowIso();
+  const expiresAt = new Date(Date.parse(createdAt) + SIGN_IN_LINK_MINUTES * 60_000).toISOString();
+  await db.insert(signInLinks).values({ jti, email: normalizeEmail(email), createdAt, expiresAt });
+  return signToken(env.JWT_SECRET, { kind: 'sign_in_link', jti, sub: normalizeEmail(email), exp: secondsFromIso(expiresAt) });
+}
+
+export async function sendSignInEmail(env: Env, to: string, token: string): Promise<void> {
+  const link = `${env.DASHBOARD_URL.replace(/\/$/, '')}/sign-in#token=${encodeURIComponent(token)}`;
+  const raw = [
+    `From: Posture <${env.EMAIL_FROM}>`,
+    `To: <${to}>`,
+    'Subject: Your sign-in link',
+    `Message-ID: <${newId()}@${env.EMAIL_FROM.split('@')[1] ?? 'posture.local'}>`,
+    `Date: ${new Date().toUTCString()}`,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    `Sign in to the posture analysis service with this link (valid ${SIGN_IN_LINK_MINUTES} minutes, once):`,
+    '',
+    link,
+    '',
+    `Or exchange the token yourself: POST /api/v1/auth/sign-in/exchange {"token": "${token}"}`,
+    '',
+  ].join('\r\n');
+  await env.EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, raw));
+}
+
+/** Starts a sign-in: known people, and unknown ones when sign-up is open, get a link by email. */
+export async function requestSignIn(db: ControlDb, env: Env, email: string): Promise<void> {
+  const known = await findUserByEmail(db, email);
+  if (!known && env.OPEN_SIGNUP !== 'true') return;
+  const token = await createSignInLink(db, env, email);
+  await sendSignInEmail(env, normalizeEmail(email), token);
+}
+
+/** Consumes a link once and opens a sign-in with a first session; signs the person up when new. */
+export async function exchangeSignInLink(db: ControlDb, env: Env, token: string, traceId: string): Promise<SessionAnswer> {
+  const claims = await verifyToken(env.JWT_SECRET, token).catch((error: ApiError) => {
+    throw new ApiError(error.code === 'token_expired' ? 'token_expired' : 'unauthorized', 'The sign-in link is not valid or has expired.');
+  });
+  if (claims.kind !== 'sign_in_link') throw new ApiError('unauthorized', 'This is not a sign-in link.');
+  const used = await db
+    .update(signInLinks)
+    .set({ usedAt: nowIso() })
+    .where(and(eq(signInLinks.jti, claims.jti), isNull(signInLinks.usedAt)))
+    .returning({ email: signInLinks.email });
+  if (!used.length) throw new ApiError('token_revoked', 'The sign-in link was already used.');
+  const email = used[0]!.email;
+
+  let user = await findUserByEmail(db, email);
+  let signedUp = false;
+  if (!user || !(await activeMemberships(db, user.id)).length) {
+    if (env.OPEN_SIGNUP !== 'true') throw new ApiError('unauthorized', 'No organization knows this email.');
+    user = await ensureUser(db, email);
+    await createOrganization(db, { name: `${user.name}'s organization`, ownerId: user.id, projectName: 'First project' });
+    signedUp = true;
+  }
+  const context = await chooseContext(db, user.id, user.lastContext);
+  return openSignIn(db, env, { userId: user.id, ...context, traceId, signedUp });
+}
+
+/** The organization and project a new sign-in starts in: the last context when still valid. */
+async function chooseContext(db: ControlDb, userId: string, last: { orgId: string; projectId: string } | null) {
+  const memberships = (await activeMemberships(db, userId)).map((m) => m.orgId);
+  if (last && memberships.includes(last.orgId)) {
+    const reachable = await reachableProjectIds(db.$client, last.orgId, userId);
+    if (reachable.includes(last.projectId)) return { orgId: last.orgId, projectId: last.projectId };
+  }
+  const orgId = memberships[0];
+  if (!orgId) throw new ApiError('unauthorized', 'This person belongs to no organization.');
+  const reachable = await reachableProjectIds(db.$client, orgId, userId);
+  return { orgId, projectId: reachable[0] ?? null };
+}
+
+/** Opens a sign-in (a credential of kind `sign_in`) and its first session. */
+export async function openSignIn(
+  db: ControlDb,
+  env: Env,
+  input: { userId: string; orgId: string; projectId: string | null; traceId: string; signedUp?: boolean },
+): Promise<SessionAnswer> {
+  const signInJti = newId();
+  const createdAt = nowIso();
+  const expiresAt = addDays(createdAt, SIGN_IN_DAYS);
+  await db.batch([
+    db.insert(credentials).values({ jti: signInJti, kind: 'sign_in', orgId: input.orgId, projectId: null, userId: input.userId, name: 'Dashboard sign-in', createdAt, expiresAt }),
+    activityInsert(db, {
+      orgId: input.orgId,
+      actor: { userId: input.userId, kind: 'sign_in' },
+      action: input.signedUp ? 'user.signed_up' : 'user.signed_in',
+      data: { signInJti },
+      traceId: input.traceId,
+    }),
+  ]);
+  return issueSession(db, env, { signInJti, userId: input.userId, orgId: input.orgId, projectId: input.projectId, expiresAt });
+}
+
+/** A session token under an open sign-in, scoped to one organization and project. */
+export async function issueSession(
+  db: ControlDb,
+  env: Env,
+  input: { signInJti: string; userId: string; orgId: string; projectId: string | null; expiresAt: string },
+): Promise<SessionAnswer> {
+  const jti = newId();
+  await db.insert(credentials).values({
+    jti, kind: 'session', orgId: input.orgId, projectId: input.projectId, userId: input.userId,
+    parentJti: input.signInJti, createdAt: nowIso(), expiresAt: input.expiresAt,
+  });
+  const jwt = await signToken(env.JWT_SECRET, {
+    kind: 'session', jti, sub: input.userId, org: input.orgId, ...(input.projectId ? { prj: input.projectId } : {}),
+    sid: input.signInJti, exp: secondsFromIso(input.expiresAt),
+  });
+  const user = (await db.query.users.findFirst({ where: eq(users.id, input.userId) }))!;
+  return { jwt, expiresAt: input.expiresAt, orgId: input.orgId, projectId: input.projectId, user: { id: user.id, email: user.email, name: user.name } };
+}
+
+/** Moves a session to another project of its organization that the person reaches. */
+export async function switchSession(db: ControlDb, env: Env, input: { signInJti: string; userId: string; orgId: string; projectId: string }) {
+  const project = await db.query.projects.findFirst({ where: and(eq(projects.id, input.projectId), eq(projects.orgId, input.orgId), isNull(projects.deletedAt)) });
+  const reachable = project ? await reachableProjectIds(db.$client, input.orgId, input.userId) : [];
+  if (!project || !reachable.includes(project.id)) throw new ApiError('not_found', 'No project with this id is reachable in the organization.');
+  const signIn = await db.query.credentials.findFirst({ where: eq(credentials.jti, input.signInJti) });
+  return issueSession(db, env, { ...input, expiresAt: signIn!.expiresAt });
+}

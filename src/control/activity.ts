@@ -1,0 +1,71 @@
+// The activity log: every mutating operation records who did what (spec 4.14, part 6).
+import type { Principal } from '../auth/principal';
+import { newOrderedId, nowIso } from '../lib/ids';
+import type { ControlDb } from './db';
+import { activity } from './schema';
+
+/** Every action name the service records, returned as `availableActions`. */
+export const ACTIVITY_ACTIONS = [
+  'organization.created',
+  'organization.updated',
+  'organization.deleted',
+  'organization.member.removed',
+  'organization.member.invited',
+  'organization.member.restored',
+  'project.created',
+  'project.updated',
+  'project.deleted',
+  'project.restored',
+  'team.created',
+  'team.updated',
+  'team.deleted',
+  'team.project.added',
+  'team.project.removed',
+  'team.projects.replaced',
+  'team.role.added',
+  'team.roles.replaced',
+  'team.member.added',
+  'team.member.removed',
+  'role.created',
+  'role.updated',
+  'role.deleted',
+  'credential.created',
+  'credential.revoked',
+  'user.signed_in',
+  'user.signed_up',
+  'user.updated',
+  'user.preferences.updated',
+  'session.switched',
+] as const;
+export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
+
+export interface ActivityInput {
+  orgId: string;
+  projectId?: string | null;
+  /** The caller; null for the system. */
+  actor: Pick<Principal, 'userId' | 'kind' | 'jti'> | { userId: string; kind: 'sign_in' | 'system' } | null;
+  action: ActivityAction;
+  data?: Record<string, unknown>;
+  traceId?: string | null;
+}
+
+export function activityRow(input: ActivityInput) {
+  return {
+    id: newOrderedId(),
+    orgId: input.orgId,
+    projectId: input.projectId ?? null,
+    actorId: input.actor?.userId ?? null,
+    actorKind: input.actor?.kind ?? 'system',
+    action: input.action,
+    data: input.data ?? {},
+    traceId: input.traceId ?? null,
+    createdAt: nowIso(),
+  };
+}
+
+/** The insert statement for one entry, to run alone or inside a `db.batch` with the change it records. */
+export const activityInsert = (db: ControlDb, input: ActivityInput) => db.insert(activity).values(activityRow(input));
+
+export async function recordActivity(db: ControlDb, input: ActivityInput): Promise<void> {
+  await activityInsert(db, input);
+}

@@ -1,0 +1,25 @@
+// Bindings and settings of the Worker (wrangler.toml). Secrets come from `.dev.vars` locally.
+import type { ProjectObject } from './project/project-object';
+
+export interface Env {
+  DB: D1Database;
+  BUNDLES: R2Bucket;
+  PROJECT: DurableObjectNamespace<ProjectObject>;
+  ANALYSIS_QUEUE: Queue;
+  SCORING_QUEUE: Queue;
+  RENDER_QUEUE: Queue;
+  RATE_LIMITER: RateLimit;
+  EMAIL: SendEmail;
+
+  API_HOST: string;
+  DASHBOARD_HOST: string;
+  DASHBOARD_URL: string;
+  EMAIL_FROM: string;
+  OPEN_SIGNUP: string;
+  MAX_BUNDLE_BYTES: string;
+
+  /** HMAC key for every JWT the service issues. */
+  JWT_SECRET: string;
+  /** Only on local instances: enables the development routes (seed, session). */
+  DEV_SECRET?: string;
+}

@@ -1,0 +1,94 @@
+// Authentication and authorization for one operation: bearer JWT (jose), credential kind, host,
+// rate limit, credential lookup, path scope, permissions. Built once per route from its `Access`.
+import type { MiddlewareHandler } from 'hono';
+import { principalPermissions } from '../auth/access';
+import type { Permission } from '../auth/permissions';
+import { loadPrincipal, needsTouch, touchCredential, type Principal } from '../auth/principal';
+import { CREDENTIAL_KINDS, verifyToken, type CredentialTokenKind } from '../auth/tokens';
+import type { AppEnv } from '../lib/context';
+import { ApiError, forbidden, permissionDenied } from '../lib/errors';
+import { checkRateLimit } from './rate-limit';
+
+/** Which credentials an operation accepts: spec "Any", "Session" or "Pass". */
+export type Creds = 'any' | 'session' | 'pass';
+
+export interface Access {
+  creds: Creds;
+  /**
+   * How a path `{projectId}` relates to the credential: `own` (default) must be the credential's
+   * project (403 otherwise); `reachable` lets a session name any project of its organization, the
+   * handler deciding between 404 and success.
+   */
+  project?: 'own' | 'reachable';
+  /** Permissions the operation needs, all of them; project ones are checked on the path's project. */
+  permissions?: Permission[];
+}
+
+function kindAccepted(creds: Creds, kind: CredentialTokenKind): void {
+  if (creds === 'pass') {
+    if (kind !== 'upload_pass') throw new ApiError('unauthorized', 'This operation accepts only an upload pass.');
+    return;
+  }
+  if (kind === 'upload_pass') throw new ApiError('unauthorized', 'An upload pass cannot be used for this operation.');
+  if (creds === 'session' && kind !== 'session') {
+    throw new ApiError('session_required', 'This operation needs a dashboard session; API tokens are not accepted.');
+  }
+}
+
+function bearerToken(header: string | undefined): string {
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  if (!match) throw new ApiError('unauthorized', 'Send a credential as Authorization: Bearer <token>.');
+  return match[1]!;
+}
+
+function isDashboardHost(url: string, dashboardHost: string): boolean {
+  return !!dashboardHost && new URL(url).hostname.toLowerCase() === dashboardHost.toLowerCase();
+}
+
+/** Verifies who calls, without looking at the path: used by every authenticated route. */
+export async function authenticateRequest(c: Parameters<MiddlewareHandler<AppEnv>>[0], creds: Creds): Promise<Principal> {
+  const claims = await verifyToken(c.env.JWT_SECRET, bearerToken(c.req.header('authorization')));
+  if (!(CREDENTIAL_KINDS as readonly string[]).includes(claims.kind)) {
+    throw new ApiError('unauthorized', 'This kind of token is not a credential.');
+  }
+  const kind = claims.kind as CredentialTokenKind;
+  kindAccepted(creds, kind);
+  if (kind === 'api_token' && isDashboardHost(c.req.url, c.env.DASHBOARD_HOST)) {
+    throw new ApiError('api_host_required', `API tokens must call the API host ${c.env.API_HOST}, not the dashboard.`);
+  }
+  await checkRateLimit(c.env, claims.jti);
+  const principal = await loadPrincipal(c.env.DB, claims);
+  if (needsTouch(principal)) c.executionCtx.waitUntil(touchCredential(c.env.DB, principal.jti).catch(() => undefined));
+  return principal;
+}
+
+export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
+  const permissions = access.permissions ?? [];
+  return async (c, next) => {
+    const principal = await authenticateRequest(c, access.creds);
+    c.set('principal', principal);
+
+    const pathOrg = c.req.param('orgId');
+    if (pathOrg !== undefined && pathOrg !== principal.orgId) {
+      throw forbidden('This credential belongs to another organization.');
+    }
+    const pathProject = c.req.param('projectId');
+    const ownOnly = access.project !== 'reachable' || principal.kind !== 'session';
+    if (pathProject !== undefined && ownOnly && pathProject !== principal.projectId) {
+      throw forbidden('This credential was made for another project.');
+    }
+    // On `reachable` routes the handler first answers 404 for a project the session cannot see.
+    if (access.project !== 'reachable') await assertPermissions(c.env.DB, principal, permissions, pathProject ?? principal.projectId);
+    await next();
+  };
+}
+
+/** Throws `permission_denied` naming the first permission the principal lacks (project ones on `projectId`). */
+export async function assertPermissions(db: D1Database, principal: Principal, permissions: readonly Permission[], projectId: string | null): Promise<void> {
+  if (!permissions.length) return;
+  const held = await principalPermissions(db, principal, projectId);
+  for (const permission of permissions) {
+    const set = permission.startsWith('org:') ? held.org : held.project;
+    if (!set.has(permission)) throw permissionDenied(permission);
+  }
+}

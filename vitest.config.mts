@@ -1,0 +1,25 @@
+import path from 'node:path';
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: './wrangler.toml' },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            JWT_SECRET: 'test-signing-secret-0123456789abcdef0123456789abcdef',
+          },
+        },
+      }),
+    ],
+    test: {
+      include: ['test/**/*.test.ts'],
+      setupFiles: ['./test/setup.ts'],
+      testTimeout: 20_000,
+    },
+  };
+});
