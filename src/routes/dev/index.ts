@@ -1,0 +1,87 @@
+// Local development only: seeding the demo tenant and minting sessions for scripts (`npm run dev`,
+// `npm run dev:session`). Both answer 404 unless the instance has a DEV_SECRET (only `.dev.vars`
+// sets one) and demand it in `X-Dev-Secret`; they go through the same sign-up and sign-in code.
+import { z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { eq } from 'drizzle-orm';
+import { createSignInLink, exchangeSignInLink } from '../../auth/sign-in';
+import { controlDb } from '../../control/db';
+import { organizations } from '../../control/schema';
+import { createOrganization, ensureUser } from '../../control/tenancy';
+import type { AppEnv } from '../../lib/context';
+import { ApiError } from '../../lib/errors';
+import { defineRoute } from '../../lib/openapi';
+import { createRouter } from '../../lib/router';
+import { SessionAnswer } from '../auth/auth.schemas';
+
+export const DEMO = {
+  orgId: '0d3e0000-0000-4000-8000-000000000001',
+  projectId: '0d3e0000-0000-4000-8000-000000000002',
+  orgName: 'Demo organization',
+  projectName: 'Demo project',
+  adminEmail: 'admin@demo.posture.local',
+  adminName: 'Demo Admin',
+} as const;
+
+const devOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const secret = c.env.DEV_SECRET;
+  if (!secret) throw new ApiError('not_found', 'No such path.');
+  const given = new TextEncoder().encode(c.req.header('x-dev-secret') ?? '');
+  const expected = new TextEncoder().encode(secret);
+  if (given.byteLength !== expected.byteLength || !crypto.subtle.timingSafeEqual(given, expected)) {
+    throw new ApiError('unauthorized', 'Send the local DEV_SECRET in X-Dev-Secret.');
+  }
+  await next();
+};
+
+const seed = defineRoute({
+  method: 'post',
+  path: '/api/v1/dev/seed',
+  tags: ['Local development'],
+  summary: 'Seed the demo tenant (local instances only)',
+  description: 'Creates, once, the demo organization, the demo project (`demoProject: true`) and its admin. 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [401, 404],
+  middleware: [devOnly],
+  responses: {
+    200: {
+      description: 'The demo tenant.',
+      content: { 'application/json': { schema: z.object({ orgId: z.uuid(), projectId: z.uuid(), adminEmail: z.string(), created: z.boolean() }) } },
+    },
+  },
+});
+
+const session = defineRoute({
+  method: 'post',
+  path: '/api/v1/dev/session',
+  tags: ['Local development'],
+  summary: 'A session for an email (local instances only)',
+  description: 'Signs the person in through the email-link flow without the email, signing them up when unknown. 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [401, 404],
+  middleware: [devOnly],
+  request: { body: { required: false, content: { 'application/json': { schema: z.object({ email: z.email().optional() }) } } } },
+  responses: { 200: { description: 'A session.', content: { 'application/json': { schema: SessionAnswer } } } },
+});
+
+/** Creates the demo tenant unless it exists; safe to call on every start. */
+export async function seedDemo(d1: D1Database) {
+  const db = controlDb(d1);
+  const existing = await db.query.organizations.findFirst({ where: eq(organizations.id, DEMO.orgId) });
+  if (existing) return { created: false };
+  const admin = await ensureUser(db, DEMO.adminEmail, DEMO.adminName);
+  await createOrganization(db, { name: DEMO.orgName, ownerId: admin.id, projectName: DEMO.projectName, demoProject: true, orgId: DEMO.orgId, projectId: DEMO.projectId });
+  return { created: true };
+}
+
+export const devRouter = createRouter()
+  .openapi(seed, async (c) => {
+    const { created } = await seedDemo(c.env.DB);
+    return c.json({ orgId: DEMO.orgId, projectId: DEMO.projectId, adminEmail: DEMO.adminEmail, created }, 200);
+  })
+  .openapi(session, async (c) => {
+    const email = c.req.valid('json').email ?? DEMO.adminEmail;
+    const db = controlDb(c.env.DB);
+    const token = await createSignInLink(db, c.env, email);
+    return c.json(await exchangeSignInLink(db, c.env, token, c.var.requestId), 200);
+  });
