@@ -1,5 +1,4 @@
 // The activity log: every mutating operation records who did what (spec 4.14, part 6).
-import type { Principal } from '../auth/principal';
 import { newOrderedId, nowIso } from '../lib/ids';
 import type { ControlDb } from './db';
 import { activity } from './schema';
@@ -39,11 +38,17 @@ export const ACTIVITY_ACTIONS = [
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 
+/** Who acted: a person and the kind of credential they used (`session`, `api_token`, `sign_in`, ...). */
+export interface Actor {
+  userId: string;
+  kind: string;
+}
+
 export interface ActivityInput {
   orgId: string;
   projectId?: string | null;
-  /** The caller; null for the system. */
-  actor: Pick<Principal, 'userId' | 'kind' | 'jti'> | { userId: string; kind: 'sign_in' | 'system' } | null;
+  /** The caller (a principal, or a person signing in); null for the system. */
+  actor: Actor | null;
   action: ActivityAction;
   data?: Record<string, unknown>;
   traceId?: string | null;

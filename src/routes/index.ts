@@ -1,6 +1,26 @@
 // Every family router, mounted at the root by app.ts. Each family owns its full paths.
+import { activityRouter } from './activity';
 import { authRouter } from './auth';
+import { credentialsRouter } from './credentials';
 import { devRouter } from './dev';
 import { metaRouter } from './meta';
+import { organizationsRouter } from './organizations';
+import { permissionsRouter } from './permissions';
+import { projectsRouter } from './projects';
+import { rolesRouter } from './roles';
+import { teamsRouter } from './teams';
+import { usersRouter } from './users';
 
-export const routers = [metaRouter, authRouter, devRouter];
+export const routers = [
+  metaRouter,
+  authRouter,
+  devRouter,
+  organizationsRouter,
+  projectsRouter,
+  usersRouter,
+  teamsRouter,
+  rolesRouter,
+  permissionsRouter,
+  credentialsRouter,
+  activityRouter,
+];
