@@ -1,7 +1,7 @@
 // What a principal may do: permissions on the organization and on a project (ARCHITECTURE section 3).
 // A person's project permissions are the union of the roles of their teams that reach the project;
 // organization permissions the union of `org:*` over all their teams. An API token holds its fixed list.
-import { isOrgPermission, type Permission } from './permissions';
+import { ALL_PERMISSIONS, isOrgPermission, type Permission } from './permissions';
 import type { Principal } from './principal';
 
 interface GrantRow {
@@ -56,18 +56,49 @@ export async function principalPermissions(db: D1Database, principal: Principal,
   return personPermissions(db, principal.orgId, principal.userId, projectId);
 }
 
-/** Ids of the organization's active projects that one of the person's teams reaches. */
-export async function reachableProjectIds(db: D1Database, orgId: string, userId: string): Promise<string[]> {
+/**
+ * Ids of the organization's active projects that one of the person's teams reaches; with
+ * `includeDeleted`, also the deleted ones they would reach (their history stays readable).
+ */
+export async function reachableProjectIds(db: D1Database, orgId: string, userId: string, options: { includeDeleted?: boolean } = {}): Promise<string[]> {
   const { results } = await db
     .prepare(
       `SELECT DISTINCT p.id AS id FROM projects p
-       WHERE p.org_id = ? AND p.deleted_at IS NULL AND EXISTS (
+       WHERE p.org_id = ? AND (p.deleted_at IS NULL OR ?) AND EXISTS (
          SELECT 1 FROM team_members tm JOIN teams t ON t.id = tm.team_id
          WHERE tm.user_id = ? AND t.org_id = p.org_id
            AND (t.all_projects = 1 OR EXISTS (SELECT 1 FROM team_projects tp WHERE tp.team_id = t.id AND tp.project_id = p.id)))
        ORDER BY p.created_at, p.id`,
     )
-    .bind(orgId, userId)
+    .bind(orgId, options.includeDeleted ? 1 : 0, userId)
     .all<{ id: string }>();
   return results.map((r) => r.id);
+}
+
+/** Every permission the person holds through any team of the organization, whatever the team reaches. */
+export async function permissionsHeldAnywhere(db: D1Database, orgId: string, userId: string): Promise<Set<Permission>> {
+  const { results } = await db
+    .prepare(
+      `SELECT r.permissions AS permissions FROM team_members tm
+       JOIN teams t ON t.id = tm.team_id AND t.org_id = ?
+       JOIN team_roles tr ON tr.team_id = t.id JOIN roles r ON r.id = tr.role_id
+       WHERE tm.user_id = ?`,
+    )
+    .bind(orgId, userId)
+    .all<{ permissions: string }>();
+  return new Set(results.flatMap((row) => JSON.parse(row.permissions) as Permission[]));
+}
+
+/** Permissions the roles of these teams grant, in the order of ALL_PERMISSIONS. */
+export async function permissionsGrantedByTeams(db: D1Database, teamIds: readonly string[]): Promise<Permission[]> {
+  if (!teamIds.length) return [];
+  const { results } = await db
+    .prepare(
+      `SELECT r.permissions AS permissions FROM team_roles tr JOIN roles r ON r.id = tr.role_id
+       WHERE tr.team_id IN (SELECT value FROM json_each(?))`,
+    )
+    .bind(JSON.stringify(teamIds))
+    .all<{ permissions: string }>();
+  const granted = new Set(results.flatMap((row) => JSON.parse(row.permissions) as Permission[]));
+  return ALL_PERMISSIONS.filter((p) => granted.has(p));
 }

@@ -52,6 +52,34 @@ export async function sendSignInEmail(env: Env, to: string, token: string): Prom
   await env.EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, raw));
 }
 
+/**
+ * Invites a person into an organization: the same one-time sign-in link, worded as an invitation.
+ * `project`, when given, is named in the message and passed to the dashboard as a hint.
+ */
+export async function sendInvitationEmail(env: Env, to: string, orgName: string, token: string, project?: { id: string; name: string }): Promise<void> {
+  const query = project ? `?project=${encodeURIComponent(project.id)}` : '';
+  const link = `${env.DASHBOARD_URL.replace(/\/$/, '')}/sign-in${query}#token=${encodeURIComponent(token)}`;
+  // Header values come from user-controlled names: keep them on one line.
+  const subject = `You are invited to ${orgName}`.replace(/[\r\n]+/g, ' ');
+  const raw = [
+    `From: Posture <${env.EMAIL_FROM}>`,
+    `To: <${to}>`,
+    `Subject: =?utf-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(subject)))}?=`,
+    `Message-ID: <${newId()}@${env.EMAIL_FROM.split('@')[1] ?? 'posture.local'}>`,
+    `Date: ${new Date().toUTCString()}`,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    `You were invited to the organization ${orgName}${project ? `, project ${project.name},` : ''} on the posture analysis service.`,
+    '',
+    `Sign in with this link (valid ${SIGN_IN_LINK_MINUTES} minutes, once; afterwards request a new sign-in link with this address):`,
+    '',
+    link,
+    '',
+  ].join('\r\n');
+  await env.EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, raw));
+}
+
 /** Starts a sign-in: known people, and unknown ones when sign-up is open, get a link by email. */
 export async function requestSignIn(db: ControlDb, env: Env, email: string): Promise<void> {
   const known = await findUserByEmail(db, email);

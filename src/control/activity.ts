@@ -1,4 +1,5 @@
 // The activity log: every mutating operation records who did what (spec 4.14, part 6).
+import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { newOrderedId, nowIso } from '../lib/ids';
 import type { ControlDb } from './db';
 import { activity } from './schema';
@@ -15,6 +16,7 @@ export const ACTIVITY_ACTIONS = [
   'project.updated',
   'project.deleted',
   'project.restored',
+  'project.purged',
   'team.created',
   'team.updated',
   'team.deleted',
@@ -70,6 +72,17 @@ export function activityRow(input: ActivityInput) {
 
 /** The insert statement for one entry, to run alone or inside a `db.batch` with the change it records. */
 export const activityInsert = (db: ControlDb, input: ActivityInput) => db.insert(activity).values(activityRow(input));
+
+/**
+ * The insert for one entry that is written only when `condition` holds when it runs: for a guarded
+ * change in the same `db.batch`, so the entry exists exactly when the change happened.
+ */
+export function activityInsertWhen(db: ControlDb, input: ActivityInput, condition: SQL) {
+  const row: Record<string, unknown> = { ...activityRow(input) };
+  // INSERT ... SELECT lists every column in the table's order.
+  const values = Object.keys(getTableColumns(activity)).map((key) => sql`${key === 'data' ? JSON.stringify(row.data) : row[key]}`);
+  return db.insert(activity).select(sql`SELECT ${sql.join(values, sql`, `)} WHERE ${condition}`);
+}
 
 export async function recordActivity(db: ControlDb, input: ActivityInput): Promise<void> {
   await activityInsert(db, input);

@@ -130,4 +130,5 @@ export const activity = sqliteTable('activity', {
   index('activity_org_created').on(t.orgId, t.createdAt, t.id),
   index('activity_org_project_created').on(t.orgId, t.projectId, t.createdAt, t.id),
   index('activity_org_action').on(t.orgId, t.action, t.createdAt, t.id),
+  index('activity_org_actor').on(t.orgId, t.actorId, t.createdAt, t.id),
 ]);

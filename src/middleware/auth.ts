@@ -6,7 +6,8 @@ import type { Permission } from '../auth/permissions';
 import { loadPrincipal, needsTouch, touchCredential, type Principal } from '../auth/principal';
 import { CREDENTIAL_KINDS, verifyToken, type CredentialTokenKind } from '../auth/tokens';
 import type { AppEnv } from '../lib/context';
-import { ApiError, forbidden, permissionDenied } from '../lib/errors';
+import { ApiError, forbidden, invalidParameter, permissionDenied } from '../lib/errors';
+import { UUID_PATTERN } from '../lib/ids';
 import { checkRateLimit } from './rate-limit';
 
 /** Which credentials an operation accepts: spec "Any", "Session" or "Pass". */
@@ -69,10 +70,13 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
     c.set('principal', principal);
 
     const pathOrg = c.req.param('orgId');
+    const pathProject = c.req.param('projectId');
+    // A malformed id is a bad parameter, not another tenant's id.
+    if (pathOrg !== undefined && !UUID_PATTERN.test(pathOrg)) throw invalidParameter('orgId', 'orgId must be a UUID.');
+    if (pathProject !== undefined && !UUID_PATTERN.test(pathProject)) throw invalidParameter('projectId', 'projectId must be a UUID.');
     if (pathOrg !== undefined && pathOrg !== principal.orgId) {
       throw forbidden('This credential belongs to another organization.');
     }
-    const pathProject = c.req.param('projectId');
     const ownOnly = access.project !== 'reachable' || principal.kind !== 'session';
     if (pathProject !== undefined && ownOnly && pathProject !== principal.projectId) {
       throw forbidden('This credential was made for another project.');

@@ -1,3 +1,54 @@
+import { controlDb } from '../../control/db';
+import { findActiveProject } from '../../control/members';
+import {
+  createProject, deleteProject, listDeletedProjects, listProjects, myProjects, projectAnswer,
+  requireOrgProject, requireReachableProject, restoreProject, updateProject,
+} from '../../control/projects';
+import { notFound } from '../../lib/errors';
 import { createRouter } from '../../lib/router';
+import { assertPermissions } from '../../middleware/auth';
+import * as routes from './projects.routes';
 
-export const projectsRouter = createRouter();
+export const projectsRouter = createRouter()
+  .openapi(routes.listProjects, async (c) => {
+    const { orgId } = c.req.valid('param');
+    return c.json(await listProjects(controlDb(c.env.DB), orgId), 200);
+  })
+  .openapi(routes.createProject, async (c) => {
+    const { name } = c.req.valid('json');
+    return c.json(await createProject(controlDb(c.env.DB), c.env, c.var.principal, name, c.var.requestId), 200);
+  })
+  .openapi(routes.listDeletedProjects, async (c) => {
+    const { orgId } = c.req.valid('param');
+    return c.json(await listDeletedProjects(controlDb(c.env.DB), orgId), 200);
+  })
+  .openapi(routes.getProject, async (c) => {
+    const { projectId } = c.req.valid('param');
+    const project = await requireReachableProject(controlDb(c.env.DB), c.var.principal, projectId);
+    await assertPermissions(c.env.DB, c.var.principal, ['project:view'], project.id);
+    return c.json(projectAnswer(project), 200);
+  })
+  .openapi(routes.updateProject, async (c) => {
+    const { projectId } = c.req.valid('param');
+    const db = controlDb(c.env.DB);
+    const project = await requireReachableProject(db, c.var.principal, projectId);
+    await assertPermissions(c.env.DB, c.var.principal, ['project:admin'], project.id);
+    return c.json(await updateProject(db, c.var.principal, project, c.req.valid('json'), c.var.requestId), 200);
+  })
+  .openapi(routes.deleteProject, async (c) => {
+    const { projectId } = c.req.valid('param');
+    const db = controlDb(c.env.DB);
+    // Any active project of the organization, reached or not: deleting is an organization permission.
+    if (!(await findActiveProject(db, c.var.principal.orgId, projectId))) throw notFound('No active project with this id exists in the organization.');
+    await assertPermissions(c.env.DB, c.var.principal, ['org:delete_project'], null);
+    await deleteProject(db, c.var.principal, projectId, c.var.requestId);
+    return c.body(null, 204);
+  })
+  .openapi(routes.restoreProject, async (c) => {
+    const { projectId } = c.req.valid('param');
+    const db = controlDb(c.env.DB);
+    await requireOrgProject(db, c.var.principal.orgId, projectId);
+    await assertPermissions(c.env.DB, c.var.principal, ['org:delete_project'], null);
+    return c.json(await restoreProject(db, c.var.principal, projectId, c.var.requestId), 200);
+  })
+  .openapi(routes.myProjects, async (c) => c.json(await myProjects(controlDb(c.env.DB), c.var.principal), 200));

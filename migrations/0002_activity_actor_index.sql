@@ -1,0 +1,1 @@
+CREATE INDEX `activity_org_actor` ON `activity` (`org_id`,`actor_id`,`created_at`,`id`);

@@ -1,0 +1,91 @@
+// Shared by the local scripts: `.dev.vars` with fresh secrets, wrangler processes, the dev routes.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const devVarsPath = join(root, '.dev.vars');
+
+/** Reads `.dev.vars`, creating it with fresh signing secrets when missing or incomplete. */
+export function ensureDevVars() {
+  const vars = existsSync(devVarsPath) ? parseVars(readFileSync(devVarsPath, 'utf8')) : {};
+  let changed = false;
+  for (const name of ['JWT_SECRET', 'DEV_SECRET']) {
+    if (!vars[name]) {
+      vars[name] = randomBytes(32).toString('hex');
+      changed = true;
+    }
+  }
+  if (changed) {
+    const body = Object.entries(vars).map(([k, v]) => `${k}="${v}"`).join('\n');
+    writeFileSync(devVarsPath, `# Local secrets, made by npm run dev. Never commit this file.\n${body}\n`, { mode: 0o600 });
+    console.error('Created .dev.vars with fresh signing secrets.');
+  }
+  return vars;
+}
+
+export function readDevVars() {
+  if (!existsSync(devVarsPath)) throw new Error('No .dev.vars: start the service once with `npm run dev`.');
+  return parseVars(readFileSync(devVarsPath, 'utf8'));
+}
+
+function parseVars(text) {
+  const vars = {};
+  for (const line of text.split('\n')) {
+    const match = line.match(/^\s*([A-Z0-9_]+)\s*=\s*"?(.*?)"?\s*$/);
+    if (match) vars[match[1]] = match[2];
+  }
+  return vars;
+}
+
+const wranglerBin = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+const quietEnv = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: process.env.CI ?? 'true' };
+
+/** Runs a wrangler command to completion; rejects with its output when it fails. */
+export function wrangler(args, { quiet = true } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env: quietEnv, stdio: quiet ? 'pipe' : 'inherit' });
+    let output = '';
+    child.stdout?.on('data', (d) => (output += d));
+    child.stderr?.on('data', (d) => (output += d));
+    child.on('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`wrangler ${args.join(' ')} failed:\n${output}`))));
+  });
+}
+
+/** Starts `wrangler dev` in the background; the caller stops it with `.kill()`. */
+export function startWranglerDev({ port, persistTo, inherit = false }) {
+  const args = ['dev', '--port', String(port), '--ip', '127.0.0.1', '--show-interactive-dev-session=false'];
+  if (persistTo) args.push('--persist-to', persistTo);
+  return spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env: quietEnv, stdio: inherit ? 'inherit' : 'ignore' });
+}
+
+export async function waitForService(base, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${base}/api/v1/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`The service at ${base} did not answer within ${timeoutMs / 1000} s.`);
+}
+
+/** Calls a local development route (seed, session) with the instance's DEV_SECRET. */
+export async function devCall(base, path, body = {}) {
+  const { DEV_SECRET } = readDevVars();
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-dev-secret': DEV_SECRET },
+    body: JSON.stringify(body),
+  });
+  const answer = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${answer.code ?? ''} ${answer.error ?? ''}`.trim());
+  return answer;
+}
+
+export const localBase = (port = process.env.PORT || 8787) => `http://127.0.0.1:${port}`;

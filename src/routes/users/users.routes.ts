@@ -1,0 +1,46 @@
+import { defineRoute } from '../../lib/openapi';
+import { json, jsonBody } from '../../lib/schemas';
+import { Preferences, PreferencesPatch, Profile, UpdateProfile } from './users.schemas';
+
+const tags = ['Users'];
+
+export const getProfile = defineRoute({
+  method: 'get',
+  path: '/api/v1/user',
+  tags,
+  summary: 'My profile',
+  access: { creds: 'session' },
+  responses: { 200: { description: 'The profile.', ...json(Profile) } },
+});
+
+export const updateProfile = defineRoute({
+  method: 'put',
+  path: '/api/v1/user',
+  tags,
+  summary: 'Change my name',
+  description: 'The email cannot be changed: an `email` other than the current one answers 400.',
+  access: { creds: 'session' },
+  request: jsonBody(UpdateProfile),
+  responses: { 200: { description: 'The profile after the change.', ...json(Profile) } },
+});
+
+export const getPreferences = defineRoute({
+  method: 'get',
+  path: '/api/v1/user/preference',
+  tags,
+  summary: 'My preferences',
+  description: 'A preference never set is left out.',
+  access: { creds: 'session' },
+  responses: { 200: { description: 'The preferences.', ...json(Preferences) } },
+});
+
+export const updatePreferences = defineRoute({
+  method: 'patch',
+  path: '/api/v1/user/preference',
+  tags,
+  summary: 'Change my preferences',
+  description: 'A field left out is unchanged; null clears it. `timezone` must be an IANA zone name; `last_context` must name the session\'s organization and an active project in it you reach.',
+  access: { creds: 'session' },
+  request: jsonBody(PreferencesPatch),
+  responses: { 200: { description: 'The preferences after the change.', ...json(Preferences) } },
+});
