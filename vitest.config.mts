@@ -11,7 +11,9 @@ export default defineConfig(async () => {
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,
+            // Fixed test values; they take precedence over a local .dev.vars, so runs match CI.
             JWT_SECRET: 'test-signing-secret-0123456789abcdef0123456789abcdef',
+            DEV_SECRET: 'test-dev-secret',
           },
         },
       }),

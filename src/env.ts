@@ -1,10 +1,12 @@
 // Bindings and settings of the Worker (wrangler.toml). Secrets come from `.dev.vars` locally.
+import type { AccessEpoch } from './auth/access-cache';
 import type { ProjectObject } from './project/project-object';
 
 export interface Env {
   DB: D1Database;
   BUNDLES: R2Bucket;
   PROJECT: DurableObjectNamespace<ProjectObject>;
+  ACCESS_EPOCH: DurableObjectNamespace<AccessEpoch>;
   ANALYSIS_QUEUE: Queue;
   SCORING_QUEUE: Queue;
   RENDER_QUEUE: Queue;

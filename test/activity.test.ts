@@ -39,7 +39,7 @@ async function addReachLimitedPerson(tenant: Tenant, projectIds: string[], permi
     ...projectIds.map((projectId) => db.insert(teamProjects).values({ teamId, projectId })),
   ]);
   const session = await signIn(user.email);
-  return { ...session, token: session.jwt };
+  return { ...session, token: session.jwt, teamId };
 }
 
 interface Seed {
@@ -157,7 +157,9 @@ describe('who sees which entries (spec 4.14 rule 1)', () => {
     const reader = await addReachLimitedPerson(tenant, [tenant.projectId, other], ['org:view_activity_log']);
     await seed(tenant.orgId, [{ projectId: other }]);
     expect((await read(tenant.orgId, reader.token, `projectId=${other}`)).pagination.total).toBe(1);
-    await env.DB.prepare('DELETE FROM team_projects WHERE project_id = ?').bind(other).run();
+    // Through the API, as a team manager would: the change is seen on the reader's very next request.
+    const replaced = await api(`/api/v1/org/${tenant.orgId}/team/${reader.teamId}/project`, { method: 'PUT', token: tenant.token, body: { projectIds: [tenant.projectId] } });
+    expect(replaced.status).toBe(200);
     await expectError(await api(activityPath(tenant.orgId, `projectId=${other}`), { token: reader.token }), 404, 'not_found');
     expect((await read(tenant.orgId, reader.token)).entries.some((entry: { projectId: string | null }) => entry.projectId === other)).toBe(false);
   });

@@ -2,6 +2,7 @@
 // A person's project permissions are the union of the roles of their teams that reach the project;
 // organization permissions the union of `org:*` over all their teams. An API token holds its fixed list.
 import { ALL_PERMISSIONS, isOrgPermission, type Permission } from './permissions';
+import type { AccessCache } from './access-cache';
 import type { Principal } from './principal';
 
 interface GrantRow {
@@ -43,8 +44,8 @@ export async function personPermissions(db: D1Database, orgId: string, userId: s
   return sets;
 }
 
-/** Permissions of the caller, on `projectId` when given. */
-export async function principalPermissions(db: D1Database, principal: Principal, projectId: string | null): Promise<PermissionSets> {
+/** Permissions of the caller, on `projectId` when given (a person's read through the access cache when given). */
+export async function principalPermissions(db: D1Database, principal: Principal, projectId: string | null, cache?: AccessCache): Promise<PermissionSets> {
   if (principal.kind === 'upload_pass') return { org: new Set(), project: new Set() };
   if (principal.kind === 'api_token') {
     const held = (principal.tokenPermissions ?? []) as Permission[];
@@ -53,7 +54,8 @@ export async function principalPermissions(db: D1Database, principal: Principal,
       project: new Set(projectId && projectId === principal.projectId ? held.filter((p) => !isOrgPermission(p)) : []),
     };
   }
-  return personPermissions(db, principal.orgId, principal.userId, projectId);
+  const load = () => personPermissions(db, principal.orgId, principal.userId, projectId);
+  return cache ? cache.get(`permissions:${principal.userId}:${projectId ?? ''}`, load) : load();
 }
 
 /**

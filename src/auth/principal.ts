@@ -1,6 +1,7 @@
 // Who is calling: the credential behind a verified token, looked up by `jti` on every request so a
 // canceled credential fails on its very next request.
 import { ApiError } from '../lib/errors';
+import type { AccessCache } from './access-cache';
 import type { CredentialTokenKind, TokenClaims } from './tokens';
 
 export interface Principal {
@@ -48,9 +49,13 @@ LEFT JOIN projects pr ON pr.id = c.project_id
 LEFT JOIN organizations o ON o.id = c.org_id
 WHERE c.jti = ?`;
 
-/** Resolves verified claims to a principal, or throws the credential's error (revoked, expired, unknown). */
-export async function loadPrincipal(db: D1Database, claims: TokenClaims, now = new Date()): Promise<Principal> {
-  const row = await db.prepare(LOOKUP).bind(claims.jti).first<CredentialRow>();
+/**
+ * Resolves verified claims to a principal, or throws the credential's error (revoked, expired,
+ * unknown). The row may come from the access cache; expiry is judged against `now` every time.
+ */
+export async function loadPrincipal(db: D1Database, claims: TokenClaims, now = new Date(), cache?: AccessCache): Promise<Principal> {
+  const read = () => db.prepare(LOOKUP).bind(claims.jti).first<CredentialRow>();
+  const row = await (cache ? cache.get(`credential:${claims.jti}`, read) : read());
   if (!row || row.kind !== claims.kind || row.user_id !== claims.sub || row.org_id !== claims.org) {
     throw new ApiError('unauthorized', 'The token is not known.');
   }
@@ -78,11 +83,17 @@ export async function loadPrincipal(db: D1Database, claims: TokenClaims, now = n
   };
 }
 
+// When this isolate last recorded each credential's use (the cached row's lastUsedAt lags behind).
+const touchedAt = new Map<string, number>();
+
 /** Whether `lastUsedAt` is stale enough to record again: at most one write a minute per credential. */
 export function needsTouch(principal: Principal, now = Date.now()): boolean {
-  return !principal.lastUsedAt || Date.parse(principal.lastUsedAt) < now - 60_000;
+  const last = Math.max(principal.lastUsedAt ? Date.parse(principal.lastUsedAt) : 0, touchedAt.get(principal.jti) ?? 0);
+  return last < now - 60_000;
 }
 
 export async function touchCredential(db: D1Database, jti: string, now = new Date()): Promise<void> {
+  if (touchedAt.size > 50_000) touchedAt.clear();
+  touchedAt.set(jti, now.getTime());
   await db.prepare('UPDATE credentials SET last_used_at = ? WHERE jti = ?').bind(now.toISOString(), jti).run();
 }

@@ -202,6 +202,8 @@ export interface PurgeResult {
   /** Projects removed for good (their data-plane storage can now be cleared). */
   projectIds: string[];
   organizationIds: string[];
+  /** Every organization whose control plane changed (for the access cache). */
+  touchedOrgIds: string[];
 }
 
 const EXPIRED = (column: string) => `julianday(${column}) + o.retention_days <= julianday(?1)`;
@@ -248,5 +250,7 @@ export async function purgeExpiredProjects(d1: D1Database, now = new Date()): Pr
     ]);
     projectIds.push(...orgProjects.map((p) => p.id));
   }
-  return { projectIds, organizationIds: expiredOrgs.map((o) => o.id) };
+  const organizationIds = expiredOrgs.map((o) => o.id);
+  const touchedOrgIds = [...new Set([...expiredProjects.map((p) => p.org_id), ...organizationIds])];
+  return { projectIds, organizationIds, touchedOrgIds };
 }

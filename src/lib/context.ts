@@ -1,5 +1,6 @@
 // The request context every handler sees: bindings plus what the middleware established.
 import type { Env } from '../env';
+import type { AccessCache } from '../auth/access-cache';
 import type { Principal } from '../auth/principal';
 
 export interface AppEnv {
@@ -7,5 +8,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     principal: Principal;
+    /** Cached reads of the caller's organization (credential, permissions, read models). */
+    access: AccessCache;
   };
 }

@@ -1,6 +1,7 @@
 // Authentication and authorization for one operation: bearer JWT (jose), credential kind, host,
 // rate limit, credential lookup, path scope, permissions. Built once per route from its `Access`.
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { bumpAccessEpoch, openAccessCache } from '../auth/access-cache';
 import { principalPermissions } from '../auth/access';
 import type { Permission } from '../auth/permissions';
 import { loadPrincipal, needsTouch, touchCredential, type Principal } from '../auth/principal';
@@ -57,11 +58,15 @@ export async function authenticateRequest(c: Parameters<MiddlewareHandler<AppEnv
   if (kind === 'api_token' && isDashboardHost(c.req.url, c.env.DASHBOARD_HOST)) {
     throw new ApiError('api_host_required', `API tokens must call the API host ${c.env.API_HOST}, not the dashboard.`);
   }
-  await checkRateLimit(c.env, claims.jti);
-  const principal = await loadPrincipal(c.env.DB, claims);
+  if (!claims.org) throw new ApiError('unauthorized', 'The token names no organization.');
+  const [, cache] = await Promise.all([checkRateLimit(c.env, claims.jti), openAccessCache(c.env, claims.org)]);
+  c.set('access', cache);
+  const principal = await loadPrincipal(c.env.DB, claims, new Date(), cache);
   if (needsTouch(principal)) c.executionCtx.waitUntil(touchCredential(c.env.DB, principal.jti).catch(() => undefined));
   return principal;
 }
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
   const permissions = access.permissions ?? [];
@@ -82,15 +87,17 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
       throw forbidden('This credential was made for another project.');
     }
     // On `reachable` routes the handler first answers 404 for a project the session cannot see.
-    if (access.project !== 'reachable') await assertPermissions(c.env.DB, principal, permissions, pathProject ?? principal.projectId);
+    if (access.project !== 'reachable') await assertPermissions(c, permissions, pathProject ?? principal.projectId);
     await next();
+    // A change that succeeded invalidates what any isolate cached about this organization.
+    if (!READ_METHODS.has(c.req.method) && c.res.status < 400) await bumpAccessEpoch(c.env, principal.orgId);
   };
 }
 
-/** Throws `permission_denied` naming the first permission the principal lacks (project ones on `projectId`). */
-export async function assertPermissions(db: D1Database, principal: Principal, permissions: readonly Permission[], projectId: string | null): Promise<void> {
+/** Throws `permission_denied` naming the first permission the caller lacks (project ones on `projectId`). */
+export async function assertPermissions(c: Context<AppEnv>, permissions: readonly Permission[], projectId: string | null): Promise<void> {
   if (!permissions.length) return;
-  const held = await principalPermissions(db, principal, projectId);
+  const held = await principalPermissions(c.env.DB, c.var.principal, projectId, c.var.access);
   for (const permission of permissions) {
     const set = permission.startsWith('org:') ? held.org : held.project;
     if (!set.has(permission)) throw permissionDenied(permission);

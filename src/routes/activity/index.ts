@@ -8,11 +8,14 @@ import * as routes from './activity.routes';
 export const activityRouter = createRouter().openapi(routes.listActivity, async (c) => {
   const { action, actions, ...query } = c.req.valid('query');
   const principal = c.var.principal;
-  // A deleted project's entries (its deletion among them) stay visible to those its teams reached.
-  const reach = principal.kind === 'session' ? await reachableProjectIds(c.env.DB, principal.orgId, principal.userId, { includeDeleted: true }) : [];
-  const page = await queryActivity(c.env.DB, activityScope(principal, reach), {
-    ...query,
-    actions: [...(action ? [action] : []), ...(actions ?? [])],
+  const filters = { ...query, actions: [...(action ? [action] : []), ...(actions ?? [])] };
+  // Every entry is written by a change that bumps the organization's access epoch, so a page can be
+  // cached until then. The key names who asks: visibility depends on it.
+  const viewer = principal.kind === 'session' ? `user:${principal.userId}` : `project:${principal.projectId}`;
+  const page = await c.var.access.get(`activity:${viewer}:${JSON.stringify(filters)}`, async () => {
+    // A deleted project's entries (its deletion among them) stay visible to those its teams reached.
+    const reach = principal.kind === 'session' ? await reachableProjectIds(c.env.DB, principal.orgId, principal.userId, { includeDeleted: true }) : [];
+    return queryActivity(c.env.DB, activityScope(principal, reach), filters);
   });
   return c.json({ entries: page.entries, availableActions: [...ACTIVITY_ACTIONS], pagination: page.pagination }, 200);
 });

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { bumpAccessEpoch } from '../../auth/access-cache';
 import { exchangeSignInLink, requestSignIn, switchSession } from '../../auth/sign-in';
 import { controlDb } from '../../control/db';
 import { credentials } from '../../control/schema';
@@ -17,7 +18,9 @@ export const authRouter = createRouter()
   })
   .openapi(routes.exchange, async (c) => {
     const { token } = c.req.valid('json');
-    return c.json(await exchangeSignInLink(controlDb(c.env.DB), c.env, token, c.var.requestId), 200);
+    const session = await exchangeSignInLink(controlDb(c.env.DB), c.env, token, c.var.requestId);
+    await bumpAccessEpoch(c.env, session.orgId); // its activity entry is new
+    return c.json(session, 200);
   })
   .openapi(routes.switchSession, async (c) => {
     const principal = c.var.principal;

@@ -21,7 +21,7 @@ export const credentialsRouter = createRouter()
     const { projectId } = c.req.valid('param');
     const body = c.req.valid('json');
     const principal = c.var.principal;
-    const permissions = grantablePermissions(body.permissions, await principalPermissions(c.env.DB, principal, projectId));
+    const permissions = grantablePermissions(body.permissions, await principalPermissions(c.env.DB, principal, projectId, c.var.access));
     const db = controlDb(c.env.DB);
     const issued = await issueApiToken(db, c.env, {
       orgId: principal.orgId, projectId, actor: principal, durationDays: body.duration_days, name: body.name || null, permissions, traceId: c.var.requestId,

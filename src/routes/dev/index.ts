@@ -4,6 +4,7 @@
 import { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { eq } from 'drizzle-orm';
+import { bumpAccessEpoch } from '../../auth/access-cache';
 import { createSignInLink, exchangeSignInLink } from '../../auth/sign-in';
 import { controlDb } from '../../control/db';
 import { organizations } from '../../control/schema';
@@ -83,5 +84,7 @@ export const devRouter = createRouter()
     const email = c.req.valid('json').email ?? DEMO.adminEmail;
     const db = controlDb(c.env.DB);
     const token = await createSignInLink(db, c.env, email);
-    return c.json(await exchangeSignInLink(db, c.env, token, c.var.requestId), 200);
+    const answer = await exchangeSignInLink(db, c.env, token, c.var.requestId);
+    await bumpAccessEpoch(c.env, answer.orgId);
+    return c.json(answer, 200);
   });

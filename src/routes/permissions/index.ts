@@ -11,7 +11,7 @@ export const permissionsRouter = createRouter().openapi(routes.getUserPermission
   const principal = c.var.principal;
   const target = userId.toLowerCase();
   // Permission before existence, so a caller without it cannot probe who is a member.
-  if (target !== principal.userId) await assertPermissions(c.env.DB, principal, ['org:manage_teams'], null);
+  if (target !== principal.userId) await assertPermissions(c, ['org:manage_teams'], null);
   await requireMember(controlDb(c.env.DB), orgId, target);
   return c.json(await permissionsOf(c.env.DB, orgId, target), 200);
 });

@@ -25,14 +25,14 @@ export const projectsRouter = createRouter()
   .openapi(routes.getProject, async (c) => {
     const { projectId } = c.req.valid('param');
     const project = await requireReachableProject(controlDb(c.env.DB), c.var.principal, projectId);
-    await assertPermissions(c.env.DB, c.var.principal, ['project:view'], project.id);
+    await assertPermissions(c, ['project:view'], project.id);
     return c.json(projectAnswer(project), 200);
   })
   .openapi(routes.updateProject, async (c) => {
     const { projectId } = c.req.valid('param');
     const db = controlDb(c.env.DB);
     const project = await requireReachableProject(db, c.var.principal, projectId);
-    await assertPermissions(c.env.DB, c.var.principal, ['project:admin'], project.id);
+    await assertPermissions(c, ['project:admin'], project.id);
     return c.json(await updateProject(db, c.var.principal, project, c.req.valid('json'), c.var.requestId), 200);
   })
   .openapi(routes.deleteProject, async (c) => {
@@ -40,7 +40,7 @@ export const projectsRouter = createRouter()
     const db = controlDb(c.env.DB);
     // Any active project of the organization, reached or not: deleting is an organization permission.
     if (!(await findActiveProject(db, c.var.principal.orgId, projectId))) throw notFound('No active project with this id exists in the organization.');
-    await assertPermissions(c.env.DB, c.var.principal, ['org:delete_project'], null);
+    await assertPermissions(c, ['org:delete_project'], null);
     await deleteProject(db, c.var.principal, projectId, c.var.requestId);
     return c.body(null, 204);
   })
@@ -48,7 +48,10 @@ export const projectsRouter = createRouter()
     const { projectId } = c.req.valid('param');
     const db = controlDb(c.env.DB);
     await requireOrgProject(db, c.var.principal.orgId, projectId);
-    await assertPermissions(c.env.DB, c.var.principal, ['org:delete_project'], null);
+    await assertPermissions(c, ['org:delete_project'], null);
     return c.json(await restoreProject(db, c.var.principal, projectId, c.var.requestId), 200);
   })
-  .openapi(routes.myProjects, async (c) => c.json(await myProjects(controlDb(c.env.DB), c.var.principal), 200));
+  .openapi(routes.myProjects, async (c) => {
+    const principal = c.var.principal;
+    return c.json(await c.var.access.get(`my-projects:${principal.userId}`, () => myProjects(controlDb(c.env.DB), principal)), 200);
+  });

@@ -48,7 +48,7 @@ export const teamsRouter = createRouter()
   })
   .openapi(routes.removeTeamProject, async (c) => {
     const { orgId, teamId, projectId } = c.req.valid('param');
-    await assertPermissions(c.env.DB, c.var.principal, ['org:manage_teams'], null);
+    await assertPermissions(c, ['org:manage_teams'], null);
     const db = controlDb(c.env.DB);
     await service.removeProject(db, caller(c, orgId), await requireTeam(db, orgId, teamId), projectId);
     return c.body(null, 204);

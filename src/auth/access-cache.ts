@@ -1,0 +1,91 @@
+// A read-through cache for the hot path of every request: the credential row, permissions, and
+// read models of the control plane, kept in the Worker isolate and tagged with the organization's
+// access epoch. The epoch lives in one Durable Object per organization (AccessEpoch); every
+// successful change to an organization's control plane bumps it before the answer is sent, so no
+// isolate anywhere serves a cached value across a change: a canceled credential still fails on its
+// very next request. D1 stays the system of record; this only saves its round trips (a D1 query
+// costs several times a Durable Object call). Entries also expire after a minute, so a change made
+// outside the API (an operator's SQL) is seen within that time.
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../env';
+
+const MAX_AGE_MS = 60_000;
+const MAX_ENTRIES = 20_000;
+
+/** The organization's access epoch: changes whenever its control plane changes. In memory only:
+ * a new instance starts a new series, which also invalidates every cached value. */
+export class AccessEpoch extends DurableObject<Env> {
+  private readonly series = crypto.randomUUID();
+  private counter = 0;
+
+  current(): string {
+    return `${this.series}:${this.counter}`;
+  }
+
+  bump(): string {
+    this.counter++;
+    return this.current();
+  }
+}
+
+interface Entry {
+  epoch: string;
+  at: number;
+  value: Promise<unknown>;
+}
+
+// Module scope: shared by the requests one isolate serves. Map order gives a cheap LRU.
+const entries = new Map<string, Entry>();
+
+function epochStub(env: Env, orgId: string) {
+  return env.ACCESS_EPOCH.get(env.ACCESS_EPOCH.idFromName(orgId));
+}
+
+export class AccessCache {
+  constructor(
+    private readonly orgId: string,
+    /** null when the epoch could not be read: then nothing is cached or served from cache. */
+    private readonly epoch: string | null,
+  ) {}
+
+  /** The cached value for `key` in this organization, or what `load` returns (then cached). */
+  async get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    if (this.epoch === null) return load();
+    const full = `${this.orgId}|${key}`;
+    const now = Date.now();
+    const hit = entries.get(full);
+    if (hit && hit.epoch === this.epoch && now - hit.at < MAX_AGE_MS) {
+      entries.delete(full);
+      entries.set(full, hit);
+      return hit.value as Promise<T>;
+    }
+    const value = load();
+    entries.set(full, { epoch: this.epoch, at: now, value });
+    // A failed load is not kept: the next request tries again.
+    value.catch(() => {
+      if (entries.get(full)?.value === value) entries.delete(full);
+    });
+    if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+    return value;
+  }
+}
+
+/** The cache of one organization for one request. Never fails: without an epoch it passes through. */
+export async function openAccessCache(env: Env, orgId: string): Promise<AccessCache> {
+  try {
+    return new AccessCache(orgId, await epochStub(env, orgId).current());
+  } catch (error) {
+    console.warn(JSON.stringify({ level: 'warn', message: 'access epoch unavailable; reading D1 directly', orgId, error: String(error) }));
+    return new AccessCache(orgId, null);
+  }
+}
+
+/** Marks a change of the organization's control plane: every isolate reloads what it cached. */
+export async function bumpAccessEpoch(env: Env, orgId: string): Promise<void> {
+  try {
+    await epochStub(env, orgId).bump();
+  } catch (error) {
+    // Cached values still expire within MAX_AGE_MS; say so loudly, this should not happen.
+    console.error(JSON.stringify({ level: 'error', message: 'could not bump the access epoch', orgId, error: String(error) }));
+  }
+}
