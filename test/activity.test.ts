@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { Permission } from '../src/auth/permissions';
 import { ACTIVITY_ACTIONS, activityInsert, type ActivityAction } from '../src/control/activity';
 import { controlDb } from '../src/control/db';
-import { orgMembers, projects, roles, teamMembers, teamProjects, teamRoles, teams } from '../src/control/schema';
+import { orgMembers, roles, teamMembers, teamProjects, teamRoles, teams } from '../src/control/schema';
 import { ensureUser } from '../src/control/tenancy';
 import { nowIso } from '../src/lib/ids';
 import { api, expectError, json, newTenant, signIn, uniqueEmail } from './helpers';
-import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, type Tenant } from './people';
+import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, type Tenant, addProject } from './people';
 
 const activityPath = (orgId: string, query = '') => `/api/v1/org/${orgId}/activity${query ? `?${query}` : ''}`;
 
@@ -17,11 +17,6 @@ async function read(orgId: string, token: string, query = '') {
   return json(res);
 }
 
-async function addProject(tenant: Tenant): Promise<string> {
-  const id = crypto.randomUUID();
-  await controlDb(env.DB).insert(projects).values({ id, orgId: tenant.orgId, name: `Project ${id.slice(0, 8)}`, featureFlags: [], createdAt: nowIso() });
-  return id;
-}
 
 /** A person whose only team reaches just `projectIds`, with a role holding `permissions`; signed in. */
 async function addReachLimitedPerson(tenant: Tenant, projectIds: string[], permissions: Permission[]) {

@@ -2,11 +2,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { loadPrincipal } from '../src/auth/principal';
 import { verifyToken } from '../src/auth/tokens';
-import { controlDb } from '../src/control/db';
-import { projects } from '../src/control/schema';
-import { nowIso } from '../src/lib/ids';
 import { api, expectError, json, newTenant, signIn } from './helpers';
-import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, type Tenant } from './people';
+import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, addProject } from './people';
 
 const P = (projectId: string) => `/api/v1/project/${projectId}`;
 const credentialPath = (projectId: string, jti = '') => `${P(projectId)}/credential${jti ? `/${jti}` : ''}`;
@@ -38,12 +35,6 @@ async function revoke(tenant: Caller, jti: string) {
   return api(credentialPath(tenant.projectId!, jti), { method: 'DELETE', token: tenant.token });
 }
 
-/** A second active project of the tenant's organization (reached by the built-in all-projects teams). */
-async function addProject(tenant: Tenant, name = `Project ${crypto.randomUUID().slice(0, 8)}`): Promise<string> {
-  const id = crypto.randomUUID();
-  await controlDb(env.DB).insert(projects).values({ id, orgId: tenant.orgId, name, featureFlags: [], createdAt: nowIso() });
-  return id;
-}
 
 /** A session on another project under the same sign-in. */
 async function switchTo(token: string, projectId: string): Promise<string> {

@@ -6,7 +6,7 @@ import { loadPrincipal } from '../src/auth/principal';
 import { verifyToken } from '../src/auth/tokens';
 import { controlDb } from '../src/control/db';
 import { api, expectError, json, newTenant, signIn, uniqueEmail } from './helpers';
-import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, type Tenant } from './people';
+import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, type Tenant, lastActivity } from './people';
 
 const org = (tenant: { orgId: string }) => `/api/v1/org/${tenant.orgId}`;
 
@@ -28,10 +28,6 @@ async function teamsOf(orgId: string, userId: string): Promise<string[]> {
   return results.map((r) => r.id);
 }
 
-async function lastActivity(orgId: string, action: string): Promise<Record<string, any> | null> {
-  const row = await env.DB.prepare('SELECT * FROM activity WHERE org_id = ? AND action = ? ORDER BY id DESC LIMIT 1').bind(orgId, action).first<Record<string, unknown>>();
-  return row ? { ...row, data: JSON.parse(row.data as string) } : null;
-}
 
 /** An API token and an upload pass created by `userId` in the tenant's project. */
 async function credentialsOf(tenant: Tenant, userId: string) {

@@ -1,11 +1,13 @@
-// People and credentials for permission tests: members with the built-in roles or a custom role,
-// API tokens and upload passes. Set-up writes through the service's own domain functions into the
-// real D1; every assertion then goes through the HTTP API.
+// People, projects and credentials for tests: members with the built-in roles or a custom role,
+// API tokens and upload passes, extra projects, and reads of the activity table. Set-up writes
+// through the service's own domain functions into the real D1 (and, being outside the API, bumps
+// the organization's access epoch as any such write must); every assertion goes through HTTP.
 import { env } from 'cloudflare:workers';
 import { issueApiToken, issueUploadPass } from '../src/auth/credentials';
 import { ADMIN_ROLE_ID, MEMBER_ROLE_ID, VIEWER_ROLE_ID, type Permission } from '../src/auth/permissions';
 import { controlDb } from '../src/control/db';
-import { orgMembers, roles, teamMembers, teamRoles, teams } from '../src/control/schema';
+import { bumpAccessEpoch } from '../src/auth/access-cache';
+import { orgMembers, projects, roles, teamMembers, teamRoles, teams } from '../src/control/schema';
 import { ensureUser } from '../src/control/tenancy';
 import { nowIso } from '../src/lib/ids';
 import { newTenant, signIn, uniqueEmail, type Session } from './helpers';
@@ -33,8 +35,41 @@ export async function addPerson(tenant: Tenant, role: RoleSpec, label = 'member'
     db.insert(teamRoles).values({ teamId, roleId }),
     db.insert(teamMembers).values({ teamId, userId: user.id, addedAt: now }),
   ]);
+  await bumpAccessEpoch(env, tenant.orgId);
   const session = await signIn(user.email);
   return { ...session, token: session.jwt };
+}
+
+let counter = 0;
+/** A name no other test uses. */
+export const uniqueName = (label: string) => `${label} ${Date.now().toString(36)}-${++counter}`;
+
+/** Another active project of the tenant's organization, written straight to D1 (no activity entry). */
+export async function addProject(tenant: { orgId: string }, name = uniqueName('Project')): Promise<string> {
+  const id = crypto.randomUUID();
+  await controlDb(env.DB).insert(projects).values({ id, orgId: tenant.orgId, name, featureFlags: [], createdAt: nowIso() });
+  await bumpAccessEpoch(env, tenant.orgId);
+  return id;
+}
+
+/** A person who belongs to the organization but to none of its teams. */
+export async function addOrgMember(tenant: { orgId: string }, label = 'joiner') {
+  const db = controlDb(env.DB);
+  const user = await ensureUser(db, uniqueEmail(label));
+  await db.insert(orgMembers).values({ orgId: tenant.orgId, userId: user.id, joinedAt: nowIso() });
+  await bumpAccessEpoch(env, tenant.orgId);
+  return user;
+}
+
+/** The organization's activity rows of one action, oldest first, with `data` parsed. */
+export async function activityRows(orgId: string, action: string): Promise<Record<string, any>[]> {
+  const { results } = await env.DB.prepare('SELECT * FROM activity WHERE org_id = ? AND action = ? ORDER BY id').bind(orgId, action).all<Record<string, unknown>>();
+  return results.map((row) => ({ ...row, data: JSON.parse(row.data as string) }));
+}
+
+/** The newest activity row of one action, or null. */
+export async function lastActivity(orgId: string, action: string): Promise<Record<string, any> | null> {
+  return (await activityRows(orgId, action)).at(-1) ?? null;
 }
 
 /** An API token of the tenant's project holding `permissions`, created by the tenant's owner. */

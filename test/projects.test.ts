@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ADMIN_ROLE_ID, MEMBER_ROLE_ID, VIEWER_ROLE_ID } from '../src/auth/permissions';
 import { purgeExpiredProjects } from '../src/control/projects';
 import { api, expectError, json, newTenant, signIn, uniqueEmail } from './helpers';
-import { addPerson, apiToken, roleMatrix, type MatrixRole, type Tenant } from './people';
+import { addPerson, apiToken, roleMatrix, type MatrixRole, type Tenant, lastActivity } from './people';
 
 const DAY = 86_400_000;
 const orgPath = (t: { orgId: string }) => `/api/v1/org/${t.orgId}`;
@@ -37,10 +37,6 @@ async function addScopedPerson(tenant: Tenant, roleId: string, projectIds: strin
   return { ...session, token: session.jwt, teamId };
 }
 
-async function lastActivity(orgId: string, action: string): Promise<Record<string, any> | null> {
-  const row = await env.DB.prepare('SELECT * FROM activity WHERE org_id = ? AND action = ? ORDER BY id DESC LIMIT 1').bind(orgId, action).first<Record<string, unknown>>();
-  return row ? { ...row, data: JSON.parse(row.data as string) } : null;
-}
 
 const count = async (query: string, ...binds: unknown[]) => (await env.DB.prepare(query).bind(...binds).first<{ n: number }>())!.n;
 

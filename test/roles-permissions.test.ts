@@ -3,16 +3,14 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ROLE_ID, ALL_PERMISSIONS, BUILTIN_ROLES, MEMBER_ROLE_ID, VIEWER_ROLE_ID, type Permission } from '../src/auth/permissions';
 import { controlDb } from '../src/control/db';
-import { orgMembers, projects, teamMembers, teamProjects, teamRoles, teams } from '../src/control/schema';
-import { ensureUser } from '../src/control/tenancy';
+import { teamMembers, teamProjects, teamRoles, teams } from '../src/control/schema';
 import { nowIso } from '../src/lib/ids';
-import { api, expectError, json, newTenant, uniqueEmail } from './helpers';
-import { addPerson, apiToken, roleMatrix, type MatrixRole, type Tenant } from './people';
+import { api, expectError, json, newTenant } from './helpers';
+import { addPerson, apiToken, roleMatrix, type MatrixRole, type Tenant, addProject, addOrgMember, activityRows, uniqueName } from './people';
 
 const O = (t: { orgId: string }) => `/api/v1/org/${t.orgId}`;
 const MISSING = '7c1f0a4e-2b3d-4e5f-8a9b-0c1d2e3f4a5b';
-let counter = 0;
-const unique = (label: string) => `${label} ${Date.now().toString(36)}-${++counter}`;
+const unique = uniqueName;
 
 async function createRole(tenant: Tenant, body: { name?: string; permissions?: string[] } = {}) {
   const res = await api(`${O(tenant)}/role`, { token: tenant.token, body: { name: unique('Role'), permissions: ['project:view'], ...body } });
@@ -20,11 +18,6 @@ async function createRole(tenant: Tenant, body: { name?: string; permissions?: s
   return json(res);
 }
 
-async function activityRows(orgId: string, action: string) {
-  const { results } = await env.DB.prepare('SELECT project_id, actor_id, data FROM activity WHERE org_id = ? AND action = ? ORDER BY id')
-    .bind(orgId, action).all<{ project_id: string | null; actor_id: string; data: string }>();
-  return results.map((r) => ({ ...r, data: JSON.parse(r.data) }));
-}
 
 /** A team granting `roleIds`, on all projects or on the listed ones, with `userIds` on it; written straight to D1. */
 async function grant(tenant: Tenant, input: { roleIds: string[]; userIds?: string[]; projectIds?: string[] }) {
@@ -38,18 +31,7 @@ async function grant(tenant: Tenant, input: { roleIds: string[]; userIds?: strin
   return teamId;
 }
 
-async function newMember(tenant: Tenant) {
-  const db = controlDb(env.DB);
-  const user = await ensureUser(db, uniqueEmail('person'));
-  await db.insert(orgMembers).values({ orgId: tenant.orgId, userId: user.id, joinedAt: nowIso() });
-  return user;
-}
 
-async function newProject(tenant: Tenant): Promise<string> {
-  const id = crypto.randomUUID();
-  await controlDb(env.DB).insert(projects).values({ id, orgId: tenant.orgId, name: unique('Project'), featureFlags: [], createdAt: nowIso() });
-  return id;
-}
 
 let tenant: Tenant;
 beforeAll(async () => {
@@ -173,7 +155,7 @@ describe('changing a role (addition)', () => {
 
   it('changes what the people of every team granting it may do, at once', async () => {
     const role = await createRole(tenant, { permissions: ['org:view'] });
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     await grant(tenant, { roleIds: [role.id], userIds: [person.id] });
     const lookup = async () => (await json(await api(`${O(tenant)}/user/${person.id}/permission`, { token: tenant.token }))).orgPermissions;
     expect(await lookup()).toEqual(['org:view']);
@@ -280,7 +262,7 @@ describe('spec 4.15: a person\'s permissions', () => {
 
   it('lets a person look themselves up: organization permissions and per reachable project, in canonical order', async () => {
     const { tenant: t, member } = await roleMatrix();
-    const second = await newProject(t);
+    const second = await addProject(t);
     const res = await api(path(t, member.user.id), { token: member.token });
     expect(res.status).toBe(200);
     const memberProject = inOrder(['project:view', 'project:edit', 'project:portfolio:view', 'project:portfolio:rate']);
@@ -292,8 +274,8 @@ describe('spec 4.15: a person\'s permissions', () => {
 
   it('covers only active projects on which the person holds a project permission', async () => {
     const fresh = await newTenant();
-    const [assigned, other, deleted] = [await newProject(fresh), await newProject(fresh), await newProject(fresh)];
-    const person = await newMember(fresh);
+    const [assigned, other, deleted] = [await addProject(fresh), await addProject(fresh), await addProject(fresh)];
+    const person = await addOrgMember(fresh);
     const orgOnly = crypto.randomUUID();
     await env.DB.prepare("INSERT INTO roles (id, org_id, name, system_role, permissions, position, created_at) VALUES (?, ?, 'Org only', 0, '[\"org:view_activity_log\"]', 100, ?)")
       .bind(orgOnly, fresh.orgId, nowIso()).run();
@@ -315,7 +297,7 @@ describe('spec 4.15: a person\'s permissions', () => {
   });
 
   it('gives a member of no team empty lists', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     expect(await json(await api(path(tenant, person.id), { token: tenant.token }))).toEqual({ orgPermissions: [], projectPermissions: {} });
   });
 
@@ -334,7 +316,7 @@ describe('spec 4.15: a person\'s permissions', () => {
 
   it('answers 404 when no such person is a member of the organization', async () => {
     const other = await newTenant();
-    const former = await newMember(tenant);
+    const former = await addOrgMember(tenant);
     await env.DB.prepare('UPDATE org_members SET removed_at = ? WHERE org_id = ? AND user_id = ?').bind(nowIso(), tenant.orgId, former.id).run();
     for (const userId of [MISSING, other.user.id, former.id]) {
       const res = await api(path(tenant, userId), { token: tenant.token });

@@ -1,6 +1,6 @@
 // The daily retention purge through the Worker's scheduled handler, and the access cache: every
 // change made through the API is seen by the very next request, wherever it was cached.
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
+import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../src/index';
@@ -14,15 +14,11 @@ describe('scheduled retention purge', () => {
     expect((await api(`/api/v1/project/${second.uuid}`, { method: 'DELETE', token: tenant.token })).status).toBe(204);
 
     const soon = createScheduledController({ scheduledTime: Date.now() + 10 * 86_400_000, cron: '17 3 * * *' });
-    let ctx = createExecutionContext();
-    await worker.scheduled(soon, env, ctx);
-    await waitOnExecutionContext(ctx);
+    await worker.scheduled(soon, env);
     expect((await api(`/api/v1/org/${tenant.orgId}/project/deleted`, { token: tenant.token }).then(json)).projects).toHaveLength(1);
 
     const later = createScheduledController({ scheduledTime: Date.now() + 91 * 86_400_000, cron: '17 3 * * *' });
-    ctx = createExecutionContext();
-    await worker.scheduled(later, env, ctx);
-    await waitOnExecutionContext(ctx);
+    await worker.scheduled(later, env);
     await expectError(await api(`/api/v1/project/${second.uuid}/restore`, { method: 'POST', token: tenant.token }), 404, 'not_found');
     const purged = await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE project_id = ? AND action = 'project.purged'").bind(second.uuid).first<{ n: number }>();
     expect(purged!.n).toBe(1);

@@ -3,32 +3,17 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ROLE_ID, MEMBER_ROLE_ID, VIEWER_ROLE_ID } from '../src/auth/permissions';
 import { controlDb } from '../src/control/db';
-import { orgMembers, projects, roles } from '../src/control/schema';
-import { ensureUser } from '../src/control/tenancy';
+import { roles } from '../src/control/schema';
 import { nowIso } from '../src/lib/ids';
-import { api, expectError, json, newTenant, uniqueEmail } from './helpers';
-import { apiToken, roleMatrix, type MatrixRole, type Tenant } from './people';
+import { api, expectError, json, newTenant } from './helpers';
+import { apiToken, roleMatrix, type MatrixRole, type Tenant, addProject, addOrgMember, activityRows, uniqueName } from './people';
 
 const O = (t: { orgId: string }) => `/api/v1/org/${t.orgId}`;
 const MISSING = '7c1f0a4e-2b3d-4e5f-8a9b-0c1d2e3f4a5b';
 
-let counter = 0;
-const unique = (label: string) => `${label} ${Date.now().toString(36)}-${++counter}`;
+const unique = uniqueName;
 
-/** An active project of the tenant's organization, written straight to D1 (projects are another family). */
-async function newProject(tenant: Tenant, name = unique('Project')): Promise<string> {
-  const id = crypto.randomUUID();
-  await controlDb(env.DB).insert(projects).values({ id, orgId: tenant.orgId, name, featureFlags: [], createdAt: nowIso() });
-  return id;
-}
 
-/** A person who belongs to the organization but to none of its teams. */
-async function newMember(tenant: Tenant) {
-  const db = controlDb(env.DB);
-  const user = await ensureUser(db, uniqueEmail('joiner'));
-  await db.insert(orgMembers).values({ orgId: tenant.orgId, userId: user.id, joinedAt: nowIso() });
-  return user;
-}
 
 async function ownRole(tenant: Tenant, name = unique('Role')): Promise<string> {
   const id = crypto.randomUUID();
@@ -53,11 +38,6 @@ async function builtInTeam(tenant: Tenant, name: 'Administrators' | 'Members') {
   return teams.find((t: { name: string }) => t.name === name);
 }
 
-async function activityRows(orgId: string, action: string) {
-  const { results } = await env.DB.prepare('SELECT action, project_id, actor_id, actor_kind, data, trace_id FROM activity WHERE org_id = ? AND action = ? ORDER BY id')
-    .bind(orgId, action).all<{ action: string; project_id: string | null; actor_id: string; actor_kind: string; data: string; trace_id: string | null }>();
-  return results.map((r) => ({ ...r, data: JSON.parse(r.data) }));
-}
 
 const count = async (table: string, teamId: string) =>
   (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE team_id = ?`).bind(teamId).first<{ n: number }>())!.n;
@@ -94,8 +74,8 @@ describe('team list and full team (spec part 2, ARCHITECTURE section 4)', () => 
   });
 
   it('counts and lists only active projects and active members', async () => {
-    const [kept, deleted] = [await newProject(tenant), await newProject(tenant)];
-    const [stays, leaves] = [await newMember(tenant), await newMember(tenant)];
+    const [kept, deleted] = [await addProject(tenant), await addProject(tenant)];
+    const [stays, leaves] = [await addOrgMember(tenant), await addOrgMember(tenant)];
     const team = await createTeam(tenant, { projectIds: [kept, deleted] });
     for (const user of [stays, leaves]) await api(`${O(tenant)}/team/${team.id}/user`, { token: tenant.token, body: { userId: user.id } });
     await env.DB.prepare('UPDATE projects SET deleted_at = ? WHERE id = ?').bind(nowIso(), deleted).run();
@@ -118,7 +98,7 @@ describe('team list and full team (spec part 2, ARCHITECTURE section 4)', () => 
 
 describe('rule 1: create', () => {
   it('creates a team with roles and projects, answers 201 with the full team and records team.created', async () => {
-    const projectId = await newProject(tenant, 'Create target');
+    const projectId = await addProject(tenant, 'Create target');
     const roleId = await ownRole(tenant, 'Create role');
     const name = unique('Created');
     const res = await api(`${O(tenant)}/team`, { token: tenant.token, body: { name, projectIds: [projectId], roleIds: [VIEWER_ROLE_ID, roleId] } });
@@ -203,7 +183,7 @@ describe('rule 1: create', () => {
 
   it('answers 400 when a project does not exist in the organization (unknown, deleted, or another organization\'s)', async () => {
     const other = await newTenant();
-    const deleted = await newProject(tenant);
+    const deleted = await addProject(tenant);
     await env.DB.prepare('UPDATE projects SET deleted_at = ? WHERE id = ?').bind(nowIso(), deleted).run();
     for (const projectIds of [[MISSING], [deleted], [tenant.projectId, other.projectId]]) {
       await expectError(await api(`${O(tenant)}/team`, { token: tenant.token, body: { name: unique('Bad project'), projectIds } }), 400, 'invalid_request');
@@ -250,7 +230,7 @@ describe('rule 2: update', () => {
   });
 
   it('drops individual project assignments when allProjects is turned on', async () => {
-    const team = await createTeam(tenant, { projectIds: [tenant.projectId, await newProject(tenant)] });
+    const team = await createTeam(tenant, { projectIds: [tenant.projectId, await addProject(tenant)] });
     const res = await api(`${O(tenant)}/team/${team.id}`, { method: 'PUT', token: tenant.token, body: { allProjects: true } });
     expect(await json(res)).toMatchObject({ allProjects: true });
     expect(await count('team_projects', team.id)).toBe(0);
@@ -278,7 +258,7 @@ describe('rule 2: update', () => {
 
 describe('rule 3: delete', () => {
   it('deletes the team with its memberships, role and project assignments; the people stay', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     const team = await createTeam(tenant, { projectIds: [tenant.projectId], roleIds: [VIEWER_ROLE_ID] });
     await api(`${O(tenant)}/team/${team.id}/user`, { token: tenant.token, body: { userId: person.id } });
     expect(await count('team_members', team.id)).toBe(1);
@@ -299,7 +279,7 @@ describe('rule 3: delete', () => {
 
 describe('rule 4: add projects', () => {
   it('adds projects, skipping those already assigned, and records team.project.added', async () => {
-    const [p1, p2] = [await newProject(tenant), await newProject(tenant)];
+    const [p1, p2] = [await addProject(tenant), await addProject(tenant)];
     const team = await createTeam(tenant, { projectIds: [p1] });
     const res = await api(`${O(tenant)}/team/${team.id}/project`, { token: tenant.token, body: { projectIds: [p1, p2] } });
     expect(res.status).toBe(200);
@@ -330,7 +310,7 @@ describe('rule 4: add projects', () => {
 
 describe('rule 5: replace projects', () => {
   it('keeps only the projects listed and records team.projects.replaced', async () => {
-    const [p1, p2] = [await newProject(tenant), await newProject(tenant)];
+    const [p1, p2] = [await addProject(tenant), await addProject(tenant)];
     const team = await createTeam(tenant, { projectIds: [p1] });
     const body = await json(await api(`${O(tenant)}/team/${team.id}/project`, { method: 'PUT', token: tenant.token, body: { projectIds: [p2] } }));
     expect(body.projects.map((p: { id: string }) => p.id)).toEqual([p2]);
@@ -357,7 +337,7 @@ describe('rule 5: replace projects', () => {
 
 describe('rule 6: remove project', () => {
   it('removes an assigned project and records team.project.removed', async () => {
-    const other = await newProject(tenant);
+    const other = await addProject(tenant);
     const team = await createTeam(tenant, { projectIds: [tenant.projectId, other] });
     // A session may name a project other than the one it is scoped to.
     const res = await api(`${O(tenant)}/team/${team.id}/project/${other}`, { method: 'DELETE', token: tenant.token });
@@ -377,7 +357,7 @@ describe('rule 6: remove project', () => {
   });
 
   it('answers 403 forbidden when an API token made for a project names another one; its own project works', async () => {
-    const other = await newProject(tenant);
+    const other = await addProject(tenant);
     const team = await createTeam(tenant, { projectIds: [tenant.projectId, other] });
     const token = await apiToken(tenant, ['org:manage_teams', 'org:view']);
     await expectError(await api(`${O(tenant)}/team/${team.id}/project/${other}`, { method: 'DELETE', token }), 403, 'forbidden');
@@ -474,7 +454,7 @@ describe('rule 9: built-in teams', () => {
 
 describe('rule 10: add member', () => {
   it('adds a member of the organization, answers 201 with id, email and name, and records team.member.added', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     const team = await createTeam(tenant);
     const res = await api(`${O(tenant)}/team/${team.id}/user`, { token: tenant.token, body: { userId: person.id } });
     expect(res.status).toBe(201);
@@ -488,14 +468,14 @@ describe('rule 10: add member', () => {
   });
 
   it('answers 400 when the user is already on the team', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     const team = await createTeam(tenant);
     await api(`${O(tenant)}/team/${team.id}/user`, { token: tenant.token, body: { userId: person.id } });
     await expectError(await api(`${O(tenant)}/team/${team.id}/user`, { token: tenant.token, body: { userId: person.id } }), 400, 'invalid_request');
   });
 
   it('answers 400, never 500, when a concurrent request added the same person first', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     const team = await createTeam(tenant);
     // The trigger plays the competing request, adding the person just before our insert.
     await env.DB.prepare(`CREATE TRIGGER race_member BEFORE INSERT ON team_members WHEN NEW.team_id = '${team.id}' AND NOT EXISTS
@@ -517,14 +497,14 @@ describe('rule 10: add member', () => {
   });
 
   it('answers 404 when the team does not exist', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     await expectError(await api(`${O(tenant)}/team/${MISSING}/user`, { token: tenant.token, body: { userId: person.id } }), 404, 'not_found');
   });
 
   it('answers 404 when no such user belongs to the organization (unknown, another organization\'s, or a former member)', async () => {
     const team = await createTeam(tenant);
     const other = await newTenant();
-    const former = await newMember(tenant);
+    const former = await addOrgMember(tenant);
     await env.DB.prepare('UPDATE org_members SET removed_at = ? WHERE org_id = ? AND user_id = ?').bind(nowIso(), tenant.orgId, former.id).run();
     for (const userId of [MISSING, other.user.id, former.id]) {
       await expectError(await api(`${O(tenant)}/team/${team.id}/user`, { token: tenant.token, body: { userId } }), 404, 'not_found');
@@ -533,7 +513,7 @@ describe('rule 10: add member', () => {
   });
 
   it('gives the new member the team\'s permissions at once', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     const team = await createTeam(tenant, { allProjects: true, roleIds: [MEMBER_ROLE_ID] });
     const perms = async () => json(await api(`${O(tenant)}/user/${person.id}/permission`, { token: tenant.token }));
     expect((await perms()).orgPermissions).toEqual([]);
@@ -544,7 +524,7 @@ describe('rule 10: add member', () => {
 
 describe('rule 11: remove member', () => {
   it('removes the member, who stays in the organization and on other teams, and records team.member.removed', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     const [team, otherTeam] = [await createTeam(tenant), await createTeam(tenant)];
     for (const t of [team, otherTeam]) await api(`${O(tenant)}/team/${t.id}/user`, { token: tenant.token, body: { userId: person.id } });
     const res = await api(`${O(tenant)}/team/${team.id}/user/${person.id}`, { method: 'DELETE', token: tenant.token });
@@ -558,13 +538,13 @@ describe('rule 11: remove member', () => {
   });
 
   it('answers 400 when the user is not on the team', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     const team = await createTeam(tenant);
     await expectError(await api(`${O(tenant)}/team/${team.id}/user/${person.id}`, { method: 'DELETE', token: tenant.token }), 400, 'invalid_request');
   });
 
   it('answers 404 when the team does not exist or no such user belongs to the organization', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     const team = await createTeam(tenant);
     const other = await newTenant();
     await expectError(await api(`${O(tenant)}/team/${MISSING}/user/${person.id}`, { method: 'DELETE', token: tenant.token }), 404, 'not_found');
@@ -575,7 +555,7 @@ describe('rule 11: remove member', () => {
 
 describe('team member list', () => {
   it('answers { members } with id, email and name', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     const team = await createTeam(tenant);
     await api(`${O(tenant)}/team/${team.id}/user`, { token: tenant.token, body: { userId: person.id } });
     const res = await api(`${O(tenant)}/team/${team.id}/user`, { token: tenant.token });
@@ -586,7 +566,7 @@ describe('team member list', () => {
 
 describe('rule 12: a user\'s teams', () => {
   it('lists the teams the person is on, in the team list shape', async () => {
-    const person = await newMember(tenant);
+    const person = await addOrgMember(tenant);
     const team = await createTeam(tenant, { projectIds: [tenant.projectId], roleIds: [VIEWER_ROLE_ID] });
     await api(`${O(tenant)}/team/${team.id}/user`, { token: tenant.token, body: { userId: person.id } });
     const res = await api(`${O(tenant)}/user/${person.id}/team`, { token: tenant.token });
@@ -669,10 +649,10 @@ describe('permission matrix: every team operation requires org:manage_teams (Any
     ['add roles', async (t) => ({ method: 'POST', path: `${O(t)}/team/${(await createTeam(t)).id}/role`, body: { roleIds: [VIEWER_ROLE_ID] }, ok: 200 })],
     ['replace roles', async (t) => ({ method: 'PUT', path: `${O(t)}/team/${(await createTeam(t)).id}/role`, body: { roleIds: [VIEWER_ROLE_ID] }, ok: 200 })],
     ['list team members', async (t) => ({ method: 'GET', path: `${O(t)}/team/${(await createTeam(t)).id}/user`, ok: 200 })],
-    ['add member', async (t) => ({ method: 'POST', path: `${O(t)}/team/${(await createTeam(t)).id}/user`, body: { userId: (await newMember(t)).id }, ok: 201 })],
+    ['add member', async (t) => ({ method: 'POST', path: `${O(t)}/team/${(await createTeam(t)).id}/user`, body: { userId: (await addOrgMember(t)).id }, ok: 201 })],
     ['remove member', async (t) => {
       const team = await createTeam(t);
-      const person = await newMember(t);
+      const person = await addOrgMember(t);
       await api(`${O(t)}/team/${team.id}/user`, { token: t.token, body: { userId: person.id } });
       return { method: 'DELETE', path: `${O(t)}/team/${team.id}/user/${person.id}`, ok: 204 };
     }],

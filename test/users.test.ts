@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { isTimeZone } from '../src/control/users';
 import { api, expectError, json, newTenant, signIn } from './helpers';
-import { addPerson, roleMatrix, type MatrixRole } from './people';
+import { addPerson, roleMatrix, type MatrixRole, lastActivity } from './people';
 
 const PROFILE = '/api/v1/user';
 const PREFS = '/api/v1/user/preference';
@@ -15,10 +15,6 @@ async function newProject(tenant: { orgId: string; token: string }, name = `P ${
   return json<{ uuid: string; jwt: string }>(await api(`/api/v1/org/${tenant.orgId}/project`, { token: tenant.token, body: { name } }));
 }
 
-async function lastActivity(orgId: string, action: string): Promise<Record<string, any> | null> {
-  const row = await env.DB.prepare('SELECT * FROM activity WHERE org_id = ? AND action = ? ORDER BY id DESC LIMIT 1').bind(orgId, action).first<Record<string, unknown>>();
-  return row ? { ...row, data: JSON.parse(row.data as string) } : null;
-}
 
 describe('profile (spec 4.13 rule 1)', () => {
   it('answers id, email and name', async () => {
