@@ -1,0 +1,195 @@
+#!/usr/bin/env node
+// posture: the upload command-line client of the posture analysis service (docs/cli.md).
+import { parseArgs } from 'node:util';
+import { ServiceClient, normalizeApi } from './lib/api.mjs';
+import { prepareBundle, removeTempDirsSync } from './lib/bundle.mjs';
+import { readPass } from './lib/challenge.mjs';
+import { CliError, UsageError } from './lib/errors.mjs';
+import { createOutput, formatSize } from './lib/progress.mjs';
+import { runUpload } from './lib/upload.mjs';
+import { VERSION } from './lib/version.mjs';
+
+const HELP = `posture ${VERSION}: upload bundles to the posture analysis service
+
+Usage:
+  posture upload PATH [options]
+
+PATH is a CycloneDX JSON file (or a .tar.gz/.zip bundle), uploaded as is, or a
+directory, packed into a .tar.gz with its *.json files, runtime/*.jsonl and a
+generated manifest.json.
+
+Options:
+  --api URL           service address (env POSTURE_API)
+  --project ID        project id (env POSTURE_PROJECT; default: the pass's project)
+  --pass PASS         upload pass (env POSTURE_PASS, preferred: flags show in ps)
+  --runtime           start a RUNTIME_SURVEY (default INVENTORY_SURVEY)
+  --target NAME       the subject surveyed (survey target, manifest subject)
+  --tag TAG           survey tag (also the manifest tag)
+  --ci-run-id ID      CI run id (default: GITHUB_RUN_ID, CI_PIPELINE_ID or BUILD_ID)
+  --ci-url URL        CI run address for the manifest (default from the CI's env)
+  --notes TEXT        survey notes
+  --wait              follow the survey until it finishes (exit 1 unless COMPLETED)
+  --timeout SECONDS   how long --wait waits (default 1800)
+  --json              print only JSON lines on stdout
+  -h, --help          show this help
+  --version           show the version
+
+Exit codes: 0 success, 1 service/network failure or survey not completed, 2 usage error.
+`;
+
+// Timers cannot go past 2^31 ms; a week is more than any CI job runs.
+const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
+
+/** @type {import('node:util').ParseArgsConfig['options']} */
+const OPTIONS = {
+  api: { type: 'string' },
+  project: { type: 'string' },
+  pass: { type: 'string' },
+  runtime: { type: 'boolean' },
+  target: { type: 'string' },
+  tag: { type: 'string' },
+  'ci-run-id': { type: 'string' },
+  'ci-url': { type: 'string' },
+  notes: { type: 'string' },
+  wait: { type: 'boolean' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+};
+
+/**
+ * @typedef {object} UploadArgs
+ * @property {'upload'} command
+ * @property {string} path
+ * @property {string} api
+ * @property {string} pass
+ * @property {string} projectId
+ * @property {string} challenge the pass's `chl`
+ * @property {boolean} runtime
+ * @property {string} [target]
+ * @property {string} [tag]
+ * @property {string} [notes]
+ * @property {string} [ciRunId]
+ * @property {string} [ciUrl]
+ * @property {boolean} wait
+ * @property {number} timeoutMs
+ * @property {boolean} json
+ */
+
+/**
+ * @param {string[]} argv
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {{ command: 'help' } | { command: 'version' } | UploadArgs}
+ */
+function parse(argv, env) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    // node's messages add a paragraph of advice after the first sentence.
+    const first = String(/** @type {Error} */ (err).message).split(/\.\s/)[0];
+    throw new UsageError(`${first.charAt(0).toLowerCase()}${first.slice(1)} (see posture --help)`);
+  }
+  const values = /** @type {Record<string, string | boolean | undefined>} */ (parsed.values);
+  const str = (/** @type {string} */ name) => /** @type {string | undefined} */ (values[name]) || undefined;
+  if (values.help) return { command: 'help' };
+  if (values.version) return { command: 'version' };
+
+  const [command, ...rest] = parsed.positionals;
+  if (!command) throw new UsageError('missing command: posture upload PATH (see posture --help)');
+  if (command !== 'upload') throw new UsageError(`unknown command '${command}' (see posture --help)`);
+  if (rest.length !== 1) throw new UsageError(rest.length ? `upload takes one PATH, got ${rest.length}` : 'upload: missing PATH');
+
+  const api = str('api') || env.POSTURE_API;
+  if (!api) throw new UsageError('missing --api (or POSTURE_API)');
+  normalizeApi(api);
+  const pass = str('pass') || env.POSTURE_PASS;
+  if (!pass) throw new UsageError('missing the upload pass: set POSTURE_PASS (or --pass)');
+  const claims = readPass(pass);
+  const projectId = str('project') || env.POSTURE_PROJECT || claims.prj;
+  if (!projectId) throw new UsageError('missing --project (or POSTURE_PROJECT)');
+
+  let timeoutSeconds = 1800;
+  if (values.timeout !== undefined) {
+    timeoutSeconds = Number(values.timeout);
+    if (!(timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
+      throw new UsageError(`--timeout: not a number of seconds above 0, at most ${MAX_TIMEOUT_SECONDS}: ${values.timeout}`);
+    }
+  }
+  return {
+    command: 'upload', path: rest[0], api, pass, projectId, challenge: claims.chl,
+    runtime: Boolean(values.runtime), target: str('target'), tag: str('tag'), notes: str('notes'),
+    ciRunId: str('ci-run-id') || env.GITHUB_RUN_ID || env.CI_PIPELINE_ID || env.BUILD_ID || undefined,
+    ciUrl: str('ci-url') || ciUrlFromEnv(env),
+    wait: Boolean(values.wait), timeoutMs: timeoutSeconds * 1000, json: Boolean(values.json),
+  };
+}
+
+/** @param {NodeJS.ProcessEnv} env */
+function ciUrlFromEnv(env) {
+  if (env.GITHUB_RUN_ID && env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY) {
+    return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
+  }
+  return env.CI_PIPELINE_URL || env.BUILD_URL || undefined;
+}
+
+/**
+ * @param {string[]} argv
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {Promise<number>} the exit code
+ */
+async function main(argv, env) {
+  /** @type {import('./lib/progress.mjs').Output | null} */
+  let output = null;
+  const interrupted = (/** @type {number} */ code) => () => {
+    output?.interrupt();
+    removeTempDirsSync();
+    process.stderr.write('\nposture: interrupted\n');
+    process.exit(code);
+  };
+  process.once('SIGINT', interrupted(130));
+  process.once('SIGTERM', interrupted(143));
+  try {
+    const args = parse(argv, env);
+    if (args.command === 'help') {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    if (args.command === 'version') {
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    }
+    output = createOutput({ json: args.json });
+    const { path: input, runtime, target, tag, ciRunId, ciUrl, notes } = args;
+
+    const bundle = await prepareBundle(input, { target, tag, ciRunId, ciUrl, runtime });
+    output.info(bundle.files
+      ? `packed ${bundle.files.length} file${bundle.files.length === 1 ? '' : 's'} from ${input} into a ${formatSize(bundle.size)} .tar.gz`
+      : `uploading ${input} (${formatSize(bundle.size)})`);
+    try {
+      await runUpload({
+        client: new ServiceClient({ api: args.api, projectId: args.projectId, pass: args.pass }),
+        challenge: args.challenge, bundle, output, wait: args.wait, timeoutMs: args.timeoutMs,
+        survey: {
+          jobType: runtime ? 'RUNTIME_SURVEY' : 'INVENTORY_SURVEY',
+          ...(target && { target }), ...(tag && { tag }), ...(ciRunId && { jsonTags: { ci_run_id: ciRunId } }), ...(notes && { notes }),
+        },
+      });
+    } finally {
+      await bundle.cleanup();
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof CliError) {
+      (output ?? createOutput({ json: false })).error(err);
+      return err.exitCode;
+    }
+    const e = /** @type {Error} */ (err);
+    (output ?? createOutput({ json: false })).error({ message: `unexpected error: ${e?.message ?? e}`, code: 'internal' });
+    if (env.POSTURE_DEBUG) process.stderr.write(`${e?.stack}\n`);
+    return 1;
+  }
+}
+
+process.exit(await main(process.argv.slice(2), process.env));

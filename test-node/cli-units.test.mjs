@@ -1,0 +1,92 @@
+// The CLI's small parts on their own: the event-stream parser, Retry-After, the challenge, sizes.
+import { createHash, randomBytes } from 'node:crypto';
+import { compactDecrypt } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { encryptChallenge, readPass } from '../cli/lib/challenge.mjs';
+import { SseParser } from '../cli/lib/events.mjs';
+import { RETRY, retryAfterMs } from '../cli/lib/http.mjs';
+import { formatPair } from '../cli/lib/progress.mjs';
+import { mintPass } from './fake-service.mjs';
+
+/** Feeds `chunks` to a parser and returns what it dispatched. */
+function parse(/** @type {string[]} */ chunks) {
+  /** @type {import('../cli/lib/events.mjs').SseEvent[]} */
+  const events = [];
+  const parser = new SseParser((e) => events.push(e));
+  for (const chunk of chunks) parser.feed(chunk);
+  return { events, parser };
+}
+
+describe('event stream parser', () => {
+  const stream = ': connected\n\nevent: job-update\ndata: {"id":"a"}\n\n: heartbeat\n\nevent: job-update\nid: 7\ndata: line 1\ndata: line 2\n\n';
+  const expected = [
+    { event: 'job-update', data: '{"id":"a"}', id: '' },
+    { event: 'job-update', data: 'line 1\nline 2', id: '7' },
+  ];
+
+  it('reads events, skips comments, joins multi-line data', () => {
+    expect(parse([stream]).events).toEqual(expected);
+  });
+
+  it('gives the same events however the bytes are cut', () => {
+    expect(parse(stream.split('')).events).toEqual(expected);
+    expect(parse([stream.slice(0, 30), stream.slice(30, 31), stream.slice(31)]).events).toEqual(expected);
+  });
+
+  it('accepts CRLF and CR line endings, even a CRLF split across chunks', () => {
+    const crlf = stream.replaceAll('\n', '\r\n');
+    expect(parse([crlf]).events).toEqual(expected);
+    expect(parse(crlf.split('')).events).toEqual(expected);
+    expect(parse([stream.replaceAll('\n', '\r')]).events).toEqual(expected);
+  });
+
+  it('drops an event cut off before its blank line, and one without data', () => {
+    expect(parse(['event: job-update\ndata: {}\n']).events).toEqual([]);
+    expect(parse(['event: job-update\n\n']).events).toEqual([]);
+  });
+
+  it('keeps the last id and the server retry delay, strips a BOM, reads "data:x" and a bare "data"', () => {
+    const { events, parser } = parse(['\uFEFFretry: 250\nid: 41\ndata:x\n\ndata\n\nretry: soon\n\n']);
+    expect(events).toEqual([{ event: 'message', data: 'x', id: '41' }, { event: 'message', data: '', id: '41' }]);
+    expect(parser.retry).toBe(250);
+    expect(parser.lastEventId).toBe('41');
+  });
+});
+
+describe('Retry-After', () => {
+  it('reads seconds and HTTP dates, caps long waits and ignores nonsense', () => {
+    expect(retryAfterMs('3')).toBe(3000);
+    expect(retryAfterMs('0')).toBe(0);
+    const inTwo = retryAfterMs(new Date(Date.now() + 2000).toUTCString()) ?? -1;
+    expect(inTwo).toBeGreaterThan(500);
+    expect(inTwo).toBeLessThanOrEqual(2000);
+    expect(retryAfterMs('86400')).toBe(RETRY.maxRetryAfterMs);
+    expect(retryAfterMs('soon')).toBe(null);
+    expect(retryAfterMs(undefined)).toBe(null);
+  });
+});
+
+describe('the upload challenge', () => {
+  it('reads chl and prj from the pass without verifying it', async () => {
+    const chl = randomBytes(32).toString('base64url');
+    expect(readPass(await mintPass('p1', { chl }))).toMatchObject({ chl, prj: 'p1' });
+  });
+
+  it('is a dir/A256GCM JWE under SHA-256 of the challenge bytes, naming the bundle', async () => {
+    const chl = randomBytes(32).toString('base64url');
+    const jwe = await encryptChallenge(chl, { sha256: 'ab'.repeat(32), sizeBytes: 12, iat: 1_700_000_000 });
+    const key = createHash('sha256').update(Buffer.from(chl, 'base64url')).digest();
+    const { plaintext, protectedHeader } = await compactDecrypt(jwe, new Uint8Array(key));
+    expect(protectedHeader).toEqual({ alg: 'dir', enc: 'A256GCM' });
+    expect(JSON.parse(new TextDecoder().decode(plaintext))).toEqual({ sha256: 'ab'.repeat(32), sizeBytes: 12, iat: 1_700_000_000 });
+  });
+});
+
+describe('sizes', () => {
+  it('shows both amounts in the unit of the total', () => {
+    expect(formatPair(48 * 1024 ** 2, 512 * 1024 ** 2)).toBe('48/512 MiB');
+    expect(formatPair(1536, 40 * 1024 ** 2)).toBe('0.0/40.0 MiB');
+    expect(formatPair(300, 700)).toBe('300/700 B');
+    expect(formatPair(1024 ** 3, 5 * 1024 ** 3)).toBe('1.0/5.0 GiB');
+  });
+});
