@@ -1,0 +1,249 @@
+// Maps raw CycloneDX component objects (as parsed, untrusted) onto the reader's plain types.
+import { PackageURL } from 'packageurl-js';
+import {
+  CRYPTO_ASSET_TYPES,
+  type AlgorithmProperties,
+  type CertificateProperties,
+  type CipherSuite,
+  type Component,
+  type CryptoAsset,
+  type CryptoAssetType,
+  type Hash,
+  type MetadataComponent,
+  type ProtocolProperties,
+  type RelatedCryptoMaterialProperties,
+} from './types';
+
+type Raw = Record<string, unknown>;
+
+function record(value: unknown): Raw | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Raw) : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+function number(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function texts(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const list = value.filter((v): v is string => typeof v === 'string' && v !== '');
+  return list.length ? list : undefined;
+}
+
+/** Drops undefined fields, and answers undefined for an object left empty. */
+function compact<T extends object>(value: T): T | undefined {
+  const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+  return entries.length ? (Object.fromEntries(entries) as T) : undefined;
+}
+
+// Syft before 0.60 wrote Alpine packages as pkg:alpine/<name>; the purl spec's type is apk with
+// the distribution as namespace, which is what vulnerability data is keyed by.
+function modernize(purl: PackageURL): PackageURL {
+  if (purl.type === 'alpine' && !purl.namespace) {
+    return new PackageURL('apk', 'alpine', purl.name, purl.version, purl.qualifiers, purl.subpath);
+  }
+  return purl;
+}
+
+/** The canonical form of a package URL (type rules of packageurl-js applied), or null if invalid. */
+export function normalizePurl(value: string): string | null {
+  try {
+    return modernize(PackageURL.fromString(value.trim())).toString();
+  } catch {
+    return null;
+  }
+}
+
+function licenses(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const names: string[] = [];
+  for (const item of value) {
+    const entry = record(item);
+    const license = record(entry?.license);
+    const name = text(license?.id) ?? text(license?.name) ?? text(entry?.expression);
+    if (name) names.push(name);
+  }
+  return names.length ? names : undefined;
+}
+
+function hashes(value: unknown): Hash[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const list: Hash[] = [];
+  for (const item of value) {
+    const hash = record(item);
+    const alg = text(hash?.alg);
+    const content = text(hash?.content);
+    if (alg && content) list.push({ alg, content });
+  }
+  return list.length ? list : undefined;
+}
+
+export interface MappingStats {
+  invalidPurls: number;
+  skippedComponents: number;
+}
+
+/** A non-crypto component, or null when it has no name (CycloneDX requires one). */
+export function toComponent(raw: Raw, stats: MappingStats): Component | null {
+  const name = text(raw.name);
+  if (!name) {
+    stats.skippedComponents++;
+    return null;
+  }
+  let purl: string | null | undefined;
+  const rawPurl = text(raw.purl);
+  if (rawPurl) {
+    purl = normalizePurl(rawPurl);
+    if (purl === null) stats.invalidPurls++;
+  }
+  return compact<Component>({
+    bomRef: text(raw['bom-ref']),
+    type: text(raw.type) ?? 'library',
+    name,
+    group: text(raw.group),
+    version: text(raw.version),
+    purl,
+    licenses: licenses(raw.licenses),
+    hashes: hashes(raw.hashes),
+  })!;
+}
+
+/** The bom-ref of the first 1.7 `relatedCryptographicAssets` entry of the given type. */
+function related(properties: Raw, type: string): string | undefined {
+  const list = properties.relatedCryptographicAssets;
+  if (!Array.isArray(list)) return undefined;
+  for (const item of list) {
+    const entry = record(item);
+    if (entry?.type === type && text(entry.ref)) return text(entry.ref);
+  }
+  return undefined;
+}
+
+function algorithm(p: Raw): AlgorithmProperties | undefined {
+  return compact<AlgorithmProperties>({
+    primitive: text(p.primitive),
+    algorithmFamily: text(p.algorithmFamily),
+    parameterSetIdentifier: text(p.parameterSetIdentifier),
+    curve: text(p.curve) ?? text(p.ellipticCurve),
+    mode: text(p.mode),
+    padding: text(p.padding),
+    cryptoFunctions: texts(p.cryptoFunctions),
+    classicalSecurityLevel: number(p.classicalSecurityLevel),
+    nistQuantumSecurityLevel: number(p.nistQuantumSecurityLevel),
+    executionEnvironment: text(p.executionEnvironment),
+    implementationPlatform: text(p.implementationPlatform),
+    certificationLevel: texts(p.certificationLevel),
+  });
+}
+
+function certificate(p: Raw): CertificateProperties | undefined {
+  return compact<CertificateProperties>({
+    subjectName: text(p.subjectName),
+    issuerName: text(p.issuerName),
+    notValidBefore: text(p.notValidBefore),
+    notValidAfter: text(p.notValidAfter),
+    signatureAlgorithmRef: text(p.signatureAlgorithmRef) ?? related(p, 'algorithm'),
+    subjectPublicKeyRef: text(p.subjectPublicKeyRef) ?? related(p, 'publicKey'),
+    certificateFormat: text(p.certificateFormat),
+    certificateFileExtension: text(p.certificateFileExtension) ?? text(p.certificateExtension),
+    serialNumber: text(p.serialNumber),
+  });
+}
+
+function protocol(p: Raw): ProtocolProperties | undefined {
+  const suites = Array.isArray(p.cipherSuites)
+    ? p.cipherSuites
+        .map((s) => record(s))
+        .filter((s): s is Raw => s !== undefined)
+        .map((s) => compact<CipherSuite>({ name: text(s.name), algorithms: texts(s.algorithms), identifiers: texts(s.identifiers) }))
+        .filter((s): s is CipherSuite => s !== undefined)
+    : [];
+  return compact<ProtocolProperties>({
+    type: text(p.type),
+    version: text(p.version),
+    cipherSuites: suites.length ? suites : undefined,
+    cryptoRefs: texts(p.cryptoRefArray),
+  });
+}
+
+function relatedCryptoMaterial(p: Raw): RelatedCryptoMaterialProperties | undefined {
+  return compact<RelatedCryptoMaterialProperties>({
+    type: text(p.type),
+    size: number(p.size),
+    algorithmRef: text(p.algorithmRef) ?? related(p, 'algorithm'),
+    format: text(p.format),
+    state: text(p.state),
+  });
+}
+
+function occurrences(raw: Raw): number | undefined {
+  const list = record(raw.evidence)?.occurrences;
+  return Array.isArray(list) ? list.length : undefined;
+}
+
+/** A `cryptographic-asset` component, or null without a known `cryptoProperties.assetType`. */
+export function toCryptoAsset(raw: Raw, stats: MappingStats): CryptoAsset | null {
+  const properties = record(raw.cryptoProperties);
+  const assetType = properties?.assetType;
+  const name = text(raw.name) ?? text(raw['bom-ref']);
+  if (!properties || !name || !CRYPTO_ASSET_TYPES.includes(assetType as CryptoAssetType)) {
+    stats.skippedComponents++;
+    return null;
+  }
+  const section = (key: string) => record(properties[key]) ?? {};
+  return compact<CryptoAsset>({
+    bomRef: text(raw['bom-ref']),
+    name,
+    assetType: assetType as CryptoAssetType,
+    oid: text(properties.oid),
+    algorithm: assetType === 'algorithm' ? algorithm(section('algorithmProperties')) : undefined,
+    certificate: assetType === 'certificate' ? certificate(section('certificateProperties')) : undefined,
+    protocol: assetType === 'protocol' ? protocol(section('protocolProperties')) : undefined,
+    relatedCryptoMaterial:
+      assetType === 'related-crypto-material' ? relatedCryptoMaterial(section('relatedCryptoMaterialProperties')) : undefined,
+    occurrences: occurrences(raw),
+  })!;
+}
+
+/** A document's `metadata.component`, when it names one. */
+export function toMetadataComponent(raw: unknown): MetadataComponent | undefined {
+  const component = record(raw);
+  const name = text(component?.name);
+  if (!component || !name) return undefined;
+  const purl = text(component.purl);
+  return compact<MetadataComponent>({
+    name,
+    version: text(component.version),
+    purl: purl ? (normalizePurl(purl) ?? undefined) : undefined,
+  });
+}
+
+export type MappedItem = { kind: 'component'; item: Component } | { kind: 'cryptoAsset'; item: CryptoAsset };
+
+/**
+ * A top-level component and everything nested in its `components`, parents first. Iterative, so
+ * a deeply nested document cannot overflow the call stack.
+ */
+export function flattenComponent(root: unknown, stats: MappingStats): MappedItem[] {
+  const out: MappedItem[] = [];
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const raw = record(stack.pop());
+    if (!raw) continue;
+    if (raw.type === 'cryptographic-asset') {
+      const asset = toCryptoAsset(raw, stats);
+      if (asset) out.push({ kind: 'cryptoAsset', item: asset });
+    } else {
+      const component = toComponent(raw, stats);
+      if (component) out.push({ kind: 'component', item: component });
+    }
+    if (Array.isArray(raw.components)) {
+      for (let i = raw.components.length - 1; i >= 0; i--) stack.push(raw.components[i]);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,167 @@
+// What the bundle reader hands to the analysis consumer: plain data, no classes.
+import type { Manifest } from './manifest';
+
+export type BundleFormat = 'cyclonedx-json' | 'tar.gz' | 'zip';
+
+export interface Hash {
+  alg: string;
+  content: string;
+}
+
+/** A CycloneDX component other than a cryptographic asset (library, application, OS, ...). */
+export interface Component {
+  bomRef?: string;
+  type: string;
+  name: string;
+  group?: string;
+  version?: string;
+  /** Canonical package URL; null when the document's purl could not be parsed. */
+  purl?: string | null;
+  licenses?: string[];
+  hashes?: Hash[];
+}
+
+export const CRYPTO_ASSET_TYPES = ['algorithm', 'certificate', 'protocol', 'related-crypto-material'] as const;
+export type CryptoAssetType = (typeof CRYPTO_ASSET_TYPES)[number];
+
+export interface AlgorithmProperties {
+  primitive?: string;
+  /** CycloneDX 1.7 `algorithmFamily` (e.g. "RSA", "ML-DSA"). */
+  algorithmFamily?: string;
+  parameterSetIdentifier?: string;
+  /** `curve` (1.6) or `ellipticCurve` (1.7). */
+  curve?: string;
+  mode?: string;
+  padding?: string;
+  cryptoFunctions?: string[];
+  classicalSecurityLevel?: number;
+  nistQuantumSecurityLevel?: number;
+  executionEnvironment?: string;
+  implementationPlatform?: string;
+  certificationLevel?: string[];
+}
+
+export interface CertificateProperties {
+  subjectName?: string;
+  issuerName?: string;
+  notValidBefore?: string;
+  notValidAfter?: string;
+  /** 1.6 `signatureAlgorithmRef`, or the 1.7 related asset of type `algorithm`. */
+  signatureAlgorithmRef?: string;
+  /** 1.6 `subjectPublicKeyRef`, or the 1.7 related asset of type `publicKey`. */
+  subjectPublicKeyRef?: string;
+  certificateFormat?: string;
+  /** 1.6 `certificateExtension` or 1.7 `certificateFileExtension` (the file's extension). */
+  certificateFileExtension?: string;
+  /** 1.7 only. */
+  serialNumber?: string;
+}
+
+export interface CipherSuite {
+  name?: string;
+  algorithms?: string[];
+  identifiers?: string[];
+}
+
+export interface ProtocolProperties {
+  type?: string;
+  version?: string;
+  cipherSuites?: CipherSuite[];
+  /** bom-refs of the algorithms and materials the protocol uses (`cryptoRefArray`). */
+  cryptoRefs?: string[];
+}
+
+export interface RelatedCryptoMaterialProperties {
+  type?: string;
+  size?: number;
+  /** 1.6 `algorithmRef`, or the 1.7 related asset of type `algorithm`. */
+  algorithmRef?: string;
+  format?: string;
+  state?: string;
+}
+
+/** A CycloneDX `cryptographic-asset` component (CBOM, CycloneDX 1.6/1.7). */
+export interface CryptoAsset {
+  bomRef?: string;
+  name: string;
+  assetType: CryptoAssetType;
+  oid?: string;
+  algorithm?: AlgorithmProperties;
+  certificate?: CertificateProperties;
+  protocol?: ProtocolProperties;
+  relatedCryptoMaterial?: RelatedCryptoMaterialProperties;
+  /** How many places the document's evidence says the asset was found in. */
+  occurrences?: number;
+}
+
+/** One observed use of cryptography at run time (a line of `runtime/*.jsonl`). */
+export interface Observation {
+  algorithm: string;
+  keySize?: number;
+  protocol?: string;
+  cipherSuite?: string;
+  group?: string;
+  library?: string;
+  count: number;
+}
+
+export interface MetadataComponent {
+  name: string;
+  version?: string;
+  purl?: string;
+}
+
+export interface DocumentSummary {
+  /** Path inside the archive, or the bundle's file name for a single document. */
+  path: string;
+  specVersion: string;
+  serialNumber?: string;
+  metadataComponent?: MetadataComponent;
+  components: number;
+  cryptoAssets: number;
+  dependencies: number;
+}
+
+export interface SkippedEntry {
+  path: string;
+  reason: string;
+}
+
+export interface BundleSummary {
+  format: BundleFormat;
+  manifest: Manifest | null;
+  documents: DocumentSummary[];
+  components: number;
+  cryptoAssets: number;
+  observations: number;
+  dependencies: number;
+  /** Components whose purl could not be parsed (kept with `purl: null`). */
+  invalidPurls: number;
+  /** Components without a name and crypto assets without a known `cryptoProperties.assetType`. */
+  skippedComponents: number;
+  /** `*.json` archive entries that are not CycloneDX 1.2-1.7 documents. */
+  skippedEntries: number;
+  /** The first few skipped entries with the reason, for the data-health record. */
+  skipped: SkippedEntry[];
+  /** The first document's `metadata.component.name` (see subjectOf). */
+  subjectFromDocuments: string | null;
+}
+
+export interface ItemSource {
+  /** The document or runtime file the item came from. */
+  path: string;
+}
+
+export interface ObservationSource extends ItemSource {
+  line: number;
+}
+
+/**
+ * Called in document order as items are parsed. The reader awaits each call before parsing on,
+ * so a consumer that buffers and writes batches gets back-pressure for free.
+ */
+export interface BundleSinks {
+  onComponent?(component: Component, source: ItemSource): void | Promise<void>;
+  onCryptoAsset?(asset: CryptoAsset, source: ItemSource): void | Promise<void>;
+  onObservation?(observation: Observation, source: ObservationSource): void | Promise<void>;
+}
