@@ -37,6 +37,11 @@ export const ACTIVITY_ACTIONS = [
   'user.updated',
   'user.preferences.updated',
   'session.switched',
+  'survey.started',
+  'survey.regenerated',
+  'survey.deleted',
+  'survey.restored',
+  'bundle.uploaded',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

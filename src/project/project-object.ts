@@ -1,6 +1,159 @@
-// The project Durable Object: one per project, holding the project's data plane in its own SQLite
-// storage (ARCHITECTURE section 1). The data plane issue gives it its schema and RPC surface.
+// The project Durable Object: one per project (named by its id), holding the project's data plane
+// in its own SQLite database through drizzle, owning job state and fanning job updates out to every
+// open stream. Handlers and queue consumers call its typed RPC methods (through `src/project/client.ts`),
+// never its SQL. Errors cross RPC encoded (see `encodeError`), so callers get the same ApiError back.
 import { DurableObject } from 'cloudflare:workers';
+import { drizzle } from 'drizzle-orm/durable-sqlite';
+import { migrate } from 'drizzle-orm/durable-sqlite/migrator';
+import { eq } from 'drizzle-orm';
 import type { Env } from '../env';
+import { ApiError } from '../lib/errors';
+import { encodeError, UNPROVISIONED } from './errors';
+import { JobHub } from './events';
+import { Idempotency } from './idempotency';
+import { changeJob, createJob, findJob, jobWithSteps, type JobAnswer, type JobRow, type ProjectDb } from './jobs';
+import migrations from './migrations/migrations';
+import * as schema from './schema';
+import { settings } from './schema';
+import * as surveys from './surveys';
 
-export class ProjectObject extends DurableObject<Env> {}
+/** What the area modules (surveys, uploads, analysis, data health) work with. */
+export interface ProjectState {
+  env: Env;
+  db: ProjectDb;
+  projectId: string;
+  idempotency: Idempotency;
+  /** Sends the changed jobs (and, for steps, their survey) to every open stream. */
+  notify(rows: (JobRow | null | undefined)[]): void;
+}
+
+export class ProjectObject extends DurableObject<Env> {
+  private readonly db: ProjectDb;
+  private readonly hub = new JobHub();
+  private readonly idempotency: Idempotency;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.db = drizzle(ctx.storage, { schema });
+    this.idempotency = new Idempotency(this.db);
+    // Applied on first use and after every deploy that adds a migration; cheap when up to date.
+    ctx.blockConcurrencyWhile(async () => migrate(this.db, migrations));
+  }
+
+  private setting(key: string): string | undefined {
+    return this.db.select().from(settings).where(eq(settings.key, key)).get()?.value;
+  }
+
+  private state(): ProjectState {
+    const projectId = this.setting('projectId');
+    // Never set up: the caller (src/project/client.ts) starts the set-up and answers 503 provisioning.
+    if (!projectId) throw new ApiError('provisioning', UNPROVISIONED);
+    if (this.setting('readyAt') === undefined) throw new ApiError('provisioning', 'The project\'s data is still being set up; retry in a few seconds.');
+    return { env: this.env, db: this.db, projectId, idempotency: this.idempotency, notify: (rows) => this.notify(rows) };
+  }
+
+  private notify(rows: (JobRow | null | undefined)[]): void {
+    const seen = new Set<string>();
+    for (const row of rows) {
+      if (!row || seen.has(row.id)) continue;
+      seen.add(row.id);
+      this.hub.broadcast(jobWithSteps(this.db, row));
+      if (row.parentId && !seen.has(row.parentId)) {
+        const survey = findJob(this.db, row.parentId);
+        if (survey) {
+          seen.add(survey.id);
+          this.hub.broadcast(jobWithSteps(this.db, survey));
+        }
+      }
+    }
+  }
+
+  /** Runs an RPC body; an ApiError crosses RPC encoded, anything else is logged and re-thrown. */
+  private async rpc<T>(body: (state: ProjectState) => T | Promise<T>): Promise<T> {
+    try {
+      const state = this.state();
+      return await body(state);
+    } catch (error) {
+      throw encodeError(error);
+    }
+  }
+
+  // ---- provisioning (INSTANCE_STARTUP) ----
+
+  /**
+   * Starts setting up a project's storage: records an INSTANCE_STARTUP job and finishes it from an
+   * alarm; until then data operations answer 503 `provisioning`. Idempotent.
+   */
+  async provision(projectId: string): Promise<string> {
+    const existing = this.setting('startupJobId');
+    if (existing) return existing;
+    const job = createJob(this.db, 'INSTANCE_STARTUP', { status: 'RUNNING', message: 'Setting up the project\'s storage.', metadata: { projectId } });
+    this.db.insert(settings).values([{ key: 'projectId', value: projectId }, { key: 'startupJobId', value: job.id }]).onConflictDoNothing().run();
+    await this.ctx.storage.setAlarm(Date.now());
+    this.notify([job]);
+    return job.id;
+  }
+
+  override async alarm(): Promise<void> {
+    const jobId = this.setting('startupJobId');
+    if (!jobId || this.setting('readyAt')) return;
+    this.db.insert(settings).values({ key: 'readyAt', value: new Date().toISOString() }).onConflictDoNothing().run();
+    const done = changeJob(this.db, findJob(this.db, jobId)!, { status: 'COMPLETED', message: 'The project\'s storage is ready.' });
+    this.notify([done]);
+  }
+
+  /** Whether the storage is set up (for tests and health checks). */
+  async isReady(): Promise<boolean> {
+    return this.setting('readyAt') !== undefined;
+  }
+
+  // ---- surveys and jobs (spec 4.8, 4.9) ----
+
+  async startSurvey(input: surveys.StartSurveyInput) {
+    return this.rpc((state) => surveys.startSurvey(state, input));
+  }
+
+  async reportStepStatus(input: surveys.StepStatusInput) {
+    return this.rpc((state) => surveys.reportStepStatus(state, input));
+  }
+
+  async regenerateSurvey(input: surveys.RegenerateInput) {
+    return this.rpc((state) => surveys.regenerateSurvey(state, input));
+  }
+
+  async getJob(jobId: string) {
+    return this.rpc((state) => surveys.getJob(state, jobId));
+  }
+
+  async listJobs(query: surveys.JobQuery) {
+    return this.rpc((state) => surveys.listJobs(state, query));
+  }
+
+  async deleteSurvey(jobId: string) {
+    return this.rpc((state) => surveys.deleteSurvey(state, jobId));
+  }
+
+  async restoreSurvey(jobId: string) {
+    return this.rpc((state) => surveys.restoreSurvey(state, jobId));
+  }
+
+  /** `GET P/v1/job/stream`: every job change of the project. */
+  async jobStream(): Promise<Response> {
+    return this.rpc(() => this.hub.open({ accepts: () => true }));
+  }
+
+  /** A survey's own stream (for the CLI's upload pass): its current state first, closed once it finished. */
+  async surveyEvents(surveyId: string): Promise<Response> {
+    return this.rpc((state) => {
+      const survey = surveys.getSurvey(state, surveyId);
+      const finished = (job: JobAnswer) => job.id === surveyId && ['COMPLETED', 'FAILED', 'SKIPPED'].includes(job.status);
+      return this.hub.open({ accepts: (job) => job.id === surveyId || job.parent_id === surveyId, endsWith: finished, initial: [survey] });
+    });
+  }
+
+  // ---- uploads (spec 4.7) ----
+
+  // ---- analysis results ----
+
+  // ---- data health (spec 4.12) ----
+}

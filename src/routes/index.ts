@@ -2,6 +2,8 @@
 import { activityRouter } from './activity';
 import { authRouter } from './auth';
 import { credentialsRouter } from './credentials';
+import { jobsRouter } from './jobs';
+import { surveysRouter } from './surveys';
 import { devRouter } from './dev';
 import { metaRouter } from './meta';
 import { organizationsRouter } from './organizations';
@@ -23,4 +25,6 @@ export const routers = [
   permissionsRouter,
   credentialsRouter,
   activityRouter,
+  jobsRouter,
+  surveysRouter,
 ];

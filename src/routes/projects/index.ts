@@ -6,6 +6,7 @@ import {
 } from '../../control/projects';
 import { notFound } from '../../lib/errors';
 import { createRouter } from '../../lib/router';
+import { provisionProject } from '../../project/client';
 import { assertPermissions } from '../../middleware/auth';
 import * as routes from './projects.routes';
 
@@ -16,7 +17,10 @@ export const projectsRouter = createRouter()
   })
   .openapi(routes.createProject, async (c) => {
     const { name } = c.req.valid('json');
-    return c.json(await createProject(controlDb(c.env.DB), c.env, c.var.principal, name, c.var.requestId), 200);
+    const created = await createProject(controlDb(c.env.DB), c.env, c.var.principal, name, c.var.requestId);
+    // Its storage is set up in the background (INSTANCE_STARTUP); until then data answers 503 provisioning.
+    c.executionCtx.waitUntil(provisionProject(c.env, created.uuid).catch((error) => console.error(JSON.stringify({ level: 'error', message: 'provisioning failed to start', projectId: created.uuid, error: String(error) }))));
+    return c.json(created, 200);
   })
   .openapi(routes.listDeletedProjects, async (c) => {
     const { orgId } = c.req.valid('param');

@@ -1,0 +1,231 @@
+// Jobs and surveys (spec part 2 "Jobs and surveys", part 3; ARCHITECTURE section 4): the rows, the
+// transitions, and the answer shape. Plain functions over the project's database, called by the
+// project Durable Object.
+import type { JsonObject } from '../lib/json';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { DrizzleSqliteDODatabase } from 'drizzle-orm/durable-sqlite';
+import { ApiError, invalidRequest, notFound } from '../lib/errors';
+import { newOrderedId, nowIso } from '../lib/ids';
+import * as schema from './schema';
+import { jobs } from './schema';
+
+export type ProjectDb = DrizzleSqliteDODatabase<typeof schema>;
+export type JobRow = typeof jobs.$inferSelect;
+
+export const JOB_TYPES = ['INVENTORY_SURVEY', 'RUNTIME_SURVEY', 'REPORT', 'UPLOAD', 'INSTANCE_STARTUP', 'PORTFOLIO_SNAPSHOT', 'PORTFOLIO_BACKFILL'] as const;
+export type JobType = (typeof JOB_TYPES)[number];
+export const SURVEY_TYPES = ['INVENTORY_SURVEY', 'RUNTIME_SURVEY'] as const;
+export type SurveyType = (typeof SURVEY_TYPES)[number];
+export const JOB_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+const FINISHED = new Set<string>(['COMPLETED', 'FAILED', 'SKIPPED']);
+export const isFinished = (status: string) => FINISHED.has(status);
+export const isSurvey = (row: Pick<JobRow, 'type' | 'parentId'>) => !row.parentId && (SURVEY_TYPES as readonly string[]).includes(row.type);
+
+/** The steps every survey has; report steps are added by the analysis (a later part of the road). */
+export const SURVEY_STEPS = [
+  { stepType: 'UPLOAD', stepLabel: 'upload' },
+  { stepType: 'ANALYZE', stepLabel: 'analyze' },
+] as const;
+
+export interface JobAnswer {
+  id: string;
+  type: string;
+  status: JobStatus;
+  progress: number;
+  message: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  metadata: JsonObject;
+  parent_id: string | null;
+  step_type?: string;
+  step_label?: string;
+  tag?: string | null;
+  target?: string | null;
+  notes?: string | null;
+  json_tags?: JsonObject | null;
+  deleted_at?: string | null;
+  supersedes?: string | null;
+  failure_class?: string | null;
+  steps?: StepAnswer[];
+}
+
+/** A step in a survey's `steps` (the same fields, never steps of its own). */
+export type StepAnswer = Omit<JobAnswer, 'steps'>;
+
+/** The get-job shape: a survey carries its steps, a step its type and label. */
+export function jobAnswer(row: JobRow, steps?: JobRow[]): JobAnswer {
+  const answer: JobAnswer = {
+    id: row.id,
+    type: row.type,
+    status: row.status,
+    progress: row.progress,
+    message: row.message,
+    created_at: row.createdAt,
+    started_at: row.startedAt,
+    finished_at: row.finishedAt,
+    metadata: row.metadata,
+    parent_id: row.parentId,
+  };
+  if (row.stepType) {
+    answer.step_type = row.stepType;
+    answer.step_label = row.stepLabel ?? row.stepType.toLowerCase();
+  }
+  if (isSurvey(row)) {
+    Object.assign(answer, {
+      tag: row.tag, target: row.target, notes: row.notes, json_tags: row.jsonTags,
+      deleted_at: row.deletedAt, supersedes: row.supersedes, failure_class: row.failureClass,
+      steps: (steps ?? []).map((step) => jobAnswer(step)),
+    });
+  } else if (row.failureClass) answer.failure_class = row.failureClass;
+  return answer;
+}
+
+export function findJob(db: ProjectDb, id: string): JobRow | undefined {
+  return db.select().from(jobs).where(eq(jobs.id, id)).get();
+}
+
+export function requireJob(db: ProjectDb, id: string): JobRow {
+  const row = findJob(db, id);
+  if (!row) throw notFound('No job with this id exists in the project.');
+  return row;
+}
+
+// Steps in the order they run (upload, analyze, then reports), whatever their ids.
+const STEP_ORDER = sql`CASE ${jobs.stepType} WHEN 'UPLOAD' THEN 0 WHEN 'ANALYZE' THEN 1 ELSE 2 END`;
+
+export function stepsOf(db: ProjectDb, surveyId: string): JobRow[] {
+  return db.select().from(jobs).where(eq(jobs.parentId, surveyId)).orderBy(STEP_ORDER, asc(jobs.createdAt), asc(jobs.id)).all();
+}
+
+/** A job with its steps when it is a survey, in the answer shape. */
+export function jobWithSteps(db: ProjectDb, row: JobRow): JobAnswer {
+  return jobAnswer(row, isSurvey(row) ? stepsOf(db, row.id) : undefined);
+}
+
+export interface NewSurvey {
+  jobType: SurveyType;
+  tag?: string | null;
+  jsonTags?: JsonObject | null;
+  target?: string | null;
+  notes?: string | null;
+  supersedes?: string | null;
+  metadata?: JsonObject;
+}
+
+/** A survey (PENDING) with its steps. Ids are time-ordered, so job cursors follow creation. */
+export function createSurvey(db: ProjectDb, input: NewSurvey): { survey: JobRow; steps: JobRow[] } {
+  const now = nowIso();
+  const survey: JobRow = {
+    id: newOrderedId(), type: input.jobType, status: 'PENDING', progress: 0, message: null, createdAt: now,
+    startedAt: null, finishedAt: null, metadata: input.metadata ?? {}, parentId: null, stepType: null, stepLabel: null,
+    tag: input.tag ?? null, target: input.target ?? null, notes: input.notes ?? null, jsonTags: input.jsonTags ?? null,
+    deletedAt: null, supersedes: input.supersedes ?? null, failureClass: null, seq: 1,
+  };
+  const steps: JobRow[] = SURVEY_STEPS.map((step) => ({
+    ...survey, id: newOrderedId(), type: step.stepType, parentId: survey.id, stepType: step.stepType, stepLabel: step.stepLabel,
+    tag: null, target: null, notes: null, jsonTags: null, supersedes: null, metadata: {},
+  }));
+  db.insert(jobs).values([survey, ...steps]).run();
+  return { survey, steps };
+}
+
+/** A standalone job (INSTANCE_STARTUP, UPLOAD, ...). */
+export function createJob(db: ProjectDb, type: JobType, input: { status?: JobStatus; message?: string; metadata?: JsonObject } = {}): JobRow {
+  const now = nowIso();
+  const row: JobRow = {
+    id: newOrderedId(), type, status: input.status ?? 'PENDING', progress: 0, message: input.message ?? null, createdAt: now,
+    startedAt: input.status === 'RUNNING' ? now : null, finishedAt: null, metadata: input.metadata ?? {}, parentId: null,
+    stepType: null, stepLabel: null, tag: null, target: null, notes: null, jsonTags: null, deletedAt: null, supersedes: null,
+    failureClass: null, seq: 1,
+  };
+  db.insert(jobs).values(row).run();
+  return row;
+}
+
+export interface JobChange {
+  status?: JobStatus;
+  progress?: number;
+  message?: string | null;
+  metadata?: JsonObject;
+  failureClass?: string | null;
+}
+
+const ALLOWED: Record<string, readonly string[]> = {
+  PENDING: ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'SKIPPED'],
+  RUNNING: ['RUNNING', 'COMPLETED', 'FAILED', 'SKIPPED'],
+};
+
+/**
+ * Applies a change to a job: PENDING -> RUNNING -> COMPLETED or FAILED, unfinished -> SKIPPED;
+ * nothing leaves a finished state (409). Metadata is merged; progress never goes down.
+ */
+export function changeJob(db: ProjectDb, row: JobRow, change: JobChange): JobRow {
+  if (change.status && change.status !== row.status && !(ALLOWED[row.status] ?? []).includes(change.status)) {
+    throw new ApiError('conflict', `The job is ${row.status}; it cannot become ${change.status}.`);
+  }
+  const now = nowIso();
+  const status = change.status ?? row.status;
+  const next: JobRow = {
+    ...row,
+    status,
+    progress: status === 'COMPLETED' ? 100 : Math.max(row.progress, change.progress ?? row.progress),
+    message: change.message !== undefined ? change.message : row.message,
+    metadata: change.metadata ? { ...row.metadata, ...change.metadata } : row.metadata,
+    failureClass: change.failureClass !== undefined ? change.failureClass : row.failureClass,
+    startedAt: row.startedAt ?? (status !== 'PENDING' && status !== 'SKIPPED' ? now : null),
+    finishedAt: isFinished(status) ? (row.finishedAt ?? now) : null,
+    seq: row.seq + 1,
+  };
+  db.update(jobs).set(next).where(eq(jobs.id, row.id)).run();
+  return next;
+}
+
+/**
+ * The survey's status from its steps: FAILED when a step failed, COMPLETED when every step
+ * completed, RUNNING once one started. Returns the survey row when it changed.
+ */
+export function settleSurvey(db: ProjectDb, surveyId: string): JobRow | null {
+  const survey = requireJob(db, surveyId);
+  if (isFinished(survey.status)) return null;
+  const steps = stepsOf(db, surveyId).filter((s) => s.status !== 'SKIPPED');
+  const failed = steps.find((s) => s.status === 'FAILED');
+  const done = steps.filter((s) => s.status === 'COMPLETED').length;
+  const progress = steps.length ? Math.floor((100 * done) / steps.length) : 0;
+  let change: JobChange | null = null;
+  if (failed) change = { status: 'FAILED', message: failed.message, failureClass: failed.failureClass };
+  else if (steps.length && done === steps.length) change = { status: 'COMPLETED', message: null };
+  else if (steps.some((s) => s.status !== 'PENDING') && survey.status === 'PENDING') change = { status: 'RUNNING', progress };
+  else if (progress > survey.progress) change = { progress };
+  return change ? changeJob(db, survey, change) : null;
+}
+
+/** Marks a survey and its unfinished steps SKIPPED (superseded by a regenerated survey). */
+export function skipSurvey(db: ProjectDb, surveyId: string, supersededBy: string): JobRow[] {
+  const changed: JobRow[] = [];
+  const survey = requireJob(db, surveyId);
+  for (const step of stepsOf(db, surveyId)) {
+    if (!isFinished(step.status)) changed.push(changeJob(db, step, { status: 'SKIPPED', message: `Superseded by survey ${supersededBy}.` }));
+  }
+  if (!isFinished(survey.status)) changed.push(changeJob(db, survey, { status: 'SKIPPED', message: `Superseded by survey ${supersededBy}.` }));
+  return changed;
+}
+
+/** The survey of a job id: itself when it is a survey, else 400 (a step or another type). */
+export function requireSurvey(db: ProjectDb, id: string): JobRow {
+  const row = requireJob(db, id);
+  if (!isSurvey(row)) throw invalidRequest('This job is not a survey (a step, or another type of job).');
+  return row;
+}
+
+export function jobsByIds(db: ProjectDb, ids: string[]): JobRow[] {
+  return ids.length ? db.select().from(jobs).where(inArray(jobs.id, ids)).all() : [];
+}
+
+export function stepOf(db: ProjectDb, surveyId: string, stepType: string): JobRow {
+  const step = db.select().from(jobs).where(and(eq(jobs.parentId, surveyId), eq(jobs.stepType, stepType))).get();
+  if (!step) throw notFound(`The survey has no ${stepType.toLowerCase()} step.`);
+  return step;
+}

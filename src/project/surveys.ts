@@ -1,0 +1,212 @@
+// Surveys and jobs inside the project object (spec 4.8, 4.9): start, step status, regenerate,
+// read, list with cursors, delete and restore.
+import type { JsonObject } from '../lib/json';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { invalidParameter, invalidRequest, notFound } from '../lib/errors';
+import {
+  changeJob, createSurvey, isSurvey, jobAnswer, jobWithSteps, requireJob, requireSurvey, settleSurvey,
+  skipSurvey, stepOf, stepsOf, type JobAnswer, type JobRow, type JobStatus, type SurveyType,
+} from './jobs';
+import type { ProjectState } from './project-object';
+import { bundles, jobs } from './schema';
+
+/** The analysis queue's message: one survey's bundle to read. */
+export interface AnalysisMessage {
+  projectId: string;
+  surveyId: string;
+  bundleId: string;
+  blobKey: string;
+}
+
+export interface StartSurveyInput {
+  idempotencyKey: string;
+  jobType: SurveyType;
+  tag?: string | null;
+  jsonTags?: JsonObject | null;
+  target?: string | null;
+  notes?: string | null;
+}
+
+export interface StartSurveyAnswer {
+  parent_id: string;
+  submission_timestamp: string;
+  sub_job_ids: Record<string, string>;
+}
+
+const subJobIds = (steps: JobRow[]) => Object.fromEntries(steps.map((s) => [s.stepLabel ?? s.id, s.id]));
+
+export async function startSurvey(state: ProjectState, input: StartSurveyInput): Promise<StartSurveyAnswer> {
+  const { idempotencyKey, ...request } = input;
+  return state.idempotency.run('survey.start', idempotencyKey, request, () => {
+    const { survey, steps } = createSurvey(state.db, request);
+    state.notify([survey, ...steps]);
+    return { parent_id: survey.id, submission_timestamp: survey.createdAt, sub_job_ids: subJobIds(steps) };
+  });
+}
+
+export function getSurvey(state: ProjectState, surveyId: string): JobAnswer {
+  return jobWithSteps(state.db, requireSurvey(state.db, surveyId));
+}
+
+export function getJob(state: ProjectState, jobId: string): JobAnswer {
+  return jobWithSteps(state.db, requireJob(state.db, jobId));
+}
+
+export interface StepStatusInput {
+  idempotencyKey?: string;
+  surveyId: string;
+  subJobId: string;
+  status: JobStatus;
+  progress?: number;
+  message?: string | null;
+  metadata?: JsonObject;
+  analyzeStats?: JsonObject;
+}
+
+/** Merges a step's reported status, progress, message and metadata; settles the survey. */
+export async function reportStepStatus(state: ProjectState, input: StepStatusInput): Promise<void> {
+  const { idempotencyKey, ...request } = input;
+  const apply = () => {
+    const survey = state.db.select().from(jobs).where(eq(jobs.id, request.surveyId)).get();
+    if (!survey || !isSurvey(survey)) throw notFound('No survey with this id exists in the project.');
+    const step = state.db.select().from(jobs).where(and(eq(jobs.id, request.subJobId), eq(jobs.parentId, survey.id))).get();
+    if (!step) throw invalidRequest('subJobId is not a step of this survey.');
+    if (request.analyzeStats && request.metadata && 'analyzeStats' in request.metadata) {
+      throw invalidRequest('Send analyzeStats either at the top level or inside metadata, not both.');
+    }
+    const metadata = { ...(request.metadata ?? {}), ...(request.analyzeStats ? { analyzeStats: request.analyzeStats } : {}) };
+    const changed = changeJob(state.db, step, {
+      status: request.status, progress: request.progress, message: request.message,
+      metadata: Object.keys(metadata).length ? metadata : undefined,
+    });
+    state.notify([changed, settleSurvey(state.db, survey.id)]);
+    return null;
+  };
+  if (idempotencyKey) await state.idempotency.run('survey.status', idempotencyKey, request, apply);
+  else apply();
+}
+
+export interface RegenerateInput {
+  idempotencyKey: string;
+  surveyId: string;
+  skipAnalyze: boolean;
+}
+
+export interface RegenerateAnswer extends StartSurveyAnswer {
+  supersedes: string;
+}
+
+/**
+ * A new survey over the upload the old one already has: the old survey and its unfinished steps
+ * become SKIPPED. With `skipAnalyze` the analysis is not repeated (only reports are produced again).
+ */
+export async function regenerateSurvey(state: ProjectState, input: RegenerateInput): Promise<RegenerateAnswer> {
+  const { idempotencyKey, ...request } = input;
+  return state.idempotency.run('survey.regenerate', idempotencyKey, request, async () => {
+    const old = requireSurvey(state.db, request.surveyId);
+    // The survey's own upload, or (for a regenerated survey) the upload it reused.
+    const bundleId = typeof old.metadata.bundleId === 'string' ? old.metadata.bundleId : undefined;
+    const bundle = state.db.select().from(bundles).where(bundleId ? eq(bundles.id, bundleId) : eq(bundles.surveyId, old.id)).get();
+    if (!bundle) throw invalidRequest('The survey has no completed upload to run again from.');
+    const { survey, steps } = createSurvey(state.db, {
+      jobType: old.type as SurveyType, tag: old.tag, jsonTags: old.jsonTags, target: old.target, notes: old.notes,
+      supersedes: old.id, metadata: { bundleId: bundle.id, regeneratedFrom: old.id },
+    });
+    const skipped = skipSurvey(state.db, old.id, survey.id);
+    const upload = changeJob(state.db, stepOf(state.db, survey.id, 'UPLOAD'), {
+      status: 'COMPLETED', message: `Reusing bundle ${bundle.id}.`, metadata: { bundleId: bundle.id, reused: true },
+    });
+    const analyze = stepOf(state.db, survey.id, 'ANALYZE');
+    const analyzed = request.skipAnalyze
+      ? changeJob(state.db, analyze, { status: 'SKIPPED', message: `Analysis reused from survey ${old.id}.` })
+      : analyze;
+    if (!request.skipAnalyze) {
+      await state.env.ANALYSIS_QUEUE.send({ projectId: state.projectId, surveyId: survey.id, bundleId: bundle.id, blobKey: bundle.blobKey } satisfies AnalysisMessage);
+    }
+    state.notify([...skipped, upload, analyzed, ...steps, settleSurvey(state.db, survey.id) ?? survey]);
+    return { parent_id: survey.id, supersedes: old.id, submission_timestamp: survey.createdAt, sub_job_ids: subJobIds(steps) };
+  });
+}
+
+export interface JobQuery {
+  jobTypes?: string[];
+  status?: JobStatus;
+  limit: number;
+  sortDir: 'asc' | 'desc';
+  after?: string;
+  before?: string;
+  topLevel: boolean;
+  showDeleted: boolean;
+}
+
+export interface JobPage {
+  jobs: JobAnswer[];
+  pagination: { firstId: string | null; lastId: string | null; hasMore: boolean; total: number };
+}
+
+/** Jobs newest first (or oldest), filtered, keyset-paged by (created_at, id). */
+export function listJobs(state: ProjectState, query: JobQuery): JobPage {
+  if (query.after && query.before) throw invalidParameter('before', 'Pass after or before, never both.');
+  const filters: SQL[] = [];
+  if (query.jobTypes?.length) filters.push(inArray(jobs.type, query.jobTypes));
+  if (query.status) filters.push(eq(jobs.status, query.status));
+  if (query.topLevel) filters.push(isNull(jobs.parentId));
+  if (!query.showDeleted) {
+    // A deleted survey hides with its steps.
+    filters.push(isNull(jobs.deletedAt));
+    filters.push(sql`(${jobs.parentId} IS NULL OR ${jobs.parentId} NOT IN (SELECT id FROM jobs WHERE deleted_at IS NOT NULL))`);
+  }
+  const where = filters.length ? and(...filters) : undefined;
+  const total = state.db.select({ n: sql<number>`count(*)` }).from(jobs).where(where).get()!.n;
+
+  const cursorId = query.after ?? query.before;
+  const backwards = Boolean(query.before);
+  const scanDesc = (query.sortDir === 'desc') !== backwards;
+  const page: SQL[] = where ? [where] : [];
+  if (cursorId) {
+    const cursor = state.db.select({ createdAt: jobs.createdAt, id: jobs.id }).from(jobs).where(eq(jobs.id, cursorId)).get();
+    if (!cursor) throw invalidParameter(query.after ? 'after' : 'before', 'The cursor names no job.');
+    const beyond = scanDesc
+      ? or(lt(jobs.createdAt, cursor.createdAt), and(eq(jobs.createdAt, cursor.createdAt), lt(jobs.id, cursor.id)))
+      : or(gt(jobs.createdAt, cursor.createdAt), and(eq(jobs.createdAt, cursor.createdAt), gt(jobs.id, cursor.id)));
+    page.push(beyond!);
+  }
+  const order = scanDesc ? [desc(jobs.createdAt), desc(jobs.id)] : [asc(jobs.createdAt), asc(jobs.id)];
+  const rows = state.db.select().from(jobs).where(page.length ? and(...page) : undefined).orderBy(...order).limit(query.limit + 1).all();
+  const hasMore = rows.length > query.limit;
+  const kept = rows.slice(0, query.limit);
+  if (backwards) kept.reverse();
+  const answers = kept.map((row) => (query.topLevel ? jobWithSteps(state.db, row) : jobAnswer(row, isSurvey(row) ? stepsOf(state.db, row.id) : undefined)));
+  return { jobs: answers, pagination: { firstId: answers[0]?.id ?? null, lastId: answers.at(-1)?.id ?? null, hasMore, total } };
+}
+
+function surveyForDeletion(state: ProjectState, jobId: string): JobRow {
+  const row = requireJob(state.db, jobId);
+  if (!isSurvey(row)) throw invalidRequest('Only a survey can be deleted or restored, not a step or another type of job.');
+  return row;
+}
+
+/** Hides a survey (and its steps) from the default job list; deleting it again changes nothing. */
+export function deleteSurvey(state: ProjectState, jobId: string): JobAnswer {
+  const row = surveyForDeletion(state, jobId);
+  if (!row.deletedAt) {
+    const deletedAt = new Date().toISOString();
+    state.db.update(jobs).set({ deletedAt, seq: row.seq + 1 }).where(eq(jobs.id, row.id)).run();
+    const updated = { ...row, deletedAt, seq: row.seq + 1 };
+    state.notify([updated]);
+    return jobWithSteps(state.db, updated);
+  }
+  return jobWithSteps(state.db, row);
+}
+
+export function restoreSurvey(state: ProjectState, jobId: string): JobAnswer {
+  const row = surveyForDeletion(state, jobId);
+  if (row.deletedAt) {
+    state.db.update(jobs).set({ deletedAt: null, seq: row.seq + 1 }).where(eq(jobs.id, row.id)).run();
+    const updated = { ...row, deletedAt: null, seq: row.seq + 1 };
+    state.notify([updated]);
+    return jobWithSteps(state.db, updated);
+  }
+  return jobWithSteps(state.db, row);
+}
+

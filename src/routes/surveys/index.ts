@@ -1,0 +1,56 @@
+// Surveys (spec 4.8) and survey deletion (4.9): thin handlers over the project object.
+import { recordActivity } from '../../control/activity';
+import { controlDb } from '../../control/db';
+import { ApiError } from '../../lib/errors';
+import { createRouter } from '../../lib/router';
+import { withProject } from '../../project/client';
+import type { JobAnswer } from '../../project/jobs';
+import type { RegenerateAnswer, StartSurveyAnswer } from '../../project/surveys';
+import { acceptsEventStream } from '../jobs';
+import * as routes from './surveys.routes';
+
+export const surveysRouter = createRouter()
+  .openapi(routes.startSurvey, async (c) => {
+    const { projectId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const answer = await withProject<StartSurveyAnswer>(c.env, projectId, (stub) =>
+      stub.startSurvey({ idempotencyKey: c.req.valid('header')['idempotency-key'], ...body }));
+    return c.json(answer, 201);
+  })
+  .openapi(routes.reportStatus, async (c) => {
+    const { projectId, surveyId } = c.req.valid('param');
+    const body = c.req.valid('json');
+    await withProject(c.env, projectId, (stub) =>
+      stub.reportStepStatus({ idempotencyKey: c.req.valid('header')['idempotency-key'], surveyId, ...body }));
+    return c.body(null, 204);
+  })
+  .openapi(routes.surveyEvents, async (c) => {
+    const { projectId, surveyId } = c.req.valid('param');
+    if (!acceptsEventStream(c.req.header('accept'))) throw new ApiError('not_acceptable', 'This is a text/event-stream; send Accept: text/event-stream.');
+    return withProject<Response>(c.env, projectId, (stub) => stub.surveyEvents(surveyId));
+  })
+  .openapi(routes.regenerateSurvey, async (c) => {
+    const { projectId, surveyId } = c.req.valid('param');
+    // No body at all means "reports only"; `{}` repeats the analysis too (spec 4.8 rule 3).
+    const hasBody = Boolean(c.req.header('content-type'));
+    const skipAnalyze = hasBody ? (c.req.valid('json').skipAnalyze ?? false) : true;
+    const answer = await withProject<RegenerateAnswer>(c.env, projectId, (stub) =>
+      stub.regenerateSurvey({ idempotencyKey: c.req.valid('header')['idempotency-key'], surveyId, skipAnalyze }));
+    await recordActivity(controlDb(c.env.DB), {
+      orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.regenerated',
+      data: { surveyId: answer.parent_id, supersedes: answer.supersedes, skipAnalyze }, traceId: c.var.requestId,
+    });
+    return c.json(answer, 201);
+  })
+  .openapi(routes.deleteSurvey, async (c) => {
+    const { projectId, jobId } = c.req.valid('param');
+    const job = await withProject<JobAnswer>(c.env, projectId, (stub) => stub.deleteSurvey(jobId));
+    await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.deleted', data: { surveyId: jobId }, traceId: c.var.requestId });
+    return c.json(job, 200);
+  })
+  .openapi(routes.restoreSurvey, async (c) => {
+    const { projectId, jobId } = c.req.valid('param');
+    const job = await withProject<JobAnswer>(c.env, projectId, (stub) => stub.restoreSurvey(jobId));
+    await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.restored', data: { surveyId: jobId }, traceId: c.var.requestId });
+    return c.json(job, 200);
+  });

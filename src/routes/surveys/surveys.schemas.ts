@@ -1,0 +1,46 @@
+import { z } from '@hono/zod-openapi';
+import { uuidParam } from '../../lib/schemas';
+import { JOB_STATUSES, SURVEY_TYPES } from '../../project/jobs';
+
+export const IdempotencyKeyHeader = z.object({
+  'idempotency-key': z.string().trim().min(1).max(255).openapi({ param: { name: 'idempotency-key', in: 'header' }, description: 'A repeat with the same key returns the same answer.' }),
+});
+export const OptionalIdempotencyKeyHeader = z.object({
+  'idempotency-key': z.string().trim().min(1).max(255).optional().openapi({ param: { name: 'idempotency-key', in: 'header' } }),
+});
+
+export const StartSurveyRequest = z
+  .object({
+    jobType: z.enum(SURVEY_TYPES),
+    tag: z.string().max(255).optional().openapi({ description: 'A label for the run, e.g. a release or branch.' }),
+    jsonTags: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Free-form JSON tags; `ci_run_id` names the CI run (data health).' }),
+    target: z.string().min(1).max(255).optional().openapi({ description: 'The subject the bundle is about (overrides the manifest and the BOM).' }),
+    notes: z.string().max(10_000).optional(),
+  })
+  .openapi('StartSurveyRequest');
+
+export const StartSurveyAnswer = z
+  .object({
+    parent_id: z.uuid().openapi({ description: 'The survey id; pass it as `parentId` to upload init.' }),
+    submission_timestamp: z.string(),
+    sub_job_ids: z.record(z.string(), z.uuid()).openapi({ description: 'Step ids by label (upload, analyze).' }),
+  })
+  .openapi('SurveyStarted');
+
+export const StepStatusRequest = z
+  .object({
+    subJobId: z.uuid(),
+    status: z.enum(JOB_STATUSES),
+    progress: z.number().int().min(0).max(100).optional(),
+    message: z.string().max(10_000).nullable().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    analyzeStats: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('StepStatusRequest');
+
+export const RegenerateRequest = z.object({ skipAnalyze: z.boolean().optional() }).openapi('RegenerateSurveyRequest');
+
+export const RegenerateAnswer = StartSurveyAnswer.extend({ supersedes: z.uuid() }).openapi('SurveyRegenerated');
+
+export const SurveyParams = z.object({ projectId: uuidParam('projectId'), surveyId: uuidParam('surveyId') });
+export const SurveyJobParams = z.object({ projectId: uuidParam('projectId'), jobId: uuidParam('jobId') });
