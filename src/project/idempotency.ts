@@ -25,11 +25,11 @@ export class Idempotency {
     const stored = this.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.operation, operation), eq(idempotencyKeys.key, key))).get();
     if (stored) {
       if (stored.requestHash !== requestHash) throw new ApiError('conflict', 'This Idempotency-Key was used with a different request.');
-      return stored.answer as T;
+      return (stored.answer as { value: T }).value;
     }
     const attempt = (async () => {
       const answer = await work();
-      this.db.insert(idempotencyKeys).values({ operation, key, requestHash, answer: answer as unknown, createdAt: nowIso() }).onConflictDoNothing().run();
+      this.db.insert(idempotencyKeys).values({ operation, key, requestHash, answer: { value: answer ?? null }, createdAt: nowIso() }).onConflictDoNothing().run();
       return answer;
     })();
     this.inFlight.set(slot, attempt);

@@ -124,8 +124,10 @@ export function createSurvey(db: ProjectDb, input: NewSurvey): { survey: JobRow;
     tag: input.tag ?? null, target: input.target ?? null, notes: input.notes ?? null, jsonTags: input.jsonTags ?? null,
     deletedAt: null, supersedes: input.supersedes ?? null, failureClass: null, seq: 1,
   };
+  // A step's type is one of the specification's job types: UPLOAD for the upload, the survey's own
+  // type for its analysis (there is no ANALYZE job type); `step_type` tells them apart.
   const steps: JobRow[] = SURVEY_STEPS.map((step) => ({
-    ...survey, id: newOrderedId(), type: step.stepType, parentId: survey.id, stepType: step.stepType, stepLabel: step.stepLabel,
+    ...survey, id: newOrderedId(), type: step.stepType === 'UPLOAD' ? 'UPLOAD' : input.jobType, parentId: survey.id, stepType: step.stepType, stepLabel: step.stepLabel,
     tag: null, target: null, notes: null, jsonTags: null, supersedes: null, metadata: {},
   }));
   db.insert(jobs).values([survey, ...steps]).run();
