@@ -7,6 +7,7 @@ export interface Env {
   BUNDLES: R2Bucket;
   PROJECT: DurableObjectNamespace<ProjectObject>;
   ACCESS_EPOCH: DurableObjectNamespace<AccessEpoch>;
+  MCP_OBJECT: DurableObjectNamespace;
   ANALYSIS_QUEUE: Queue;
   SCORING_QUEUE: Queue;
   RENDER_QUEUE: Queue;

@@ -41,6 +41,7 @@ export const ACTIVITY_ACTIONS = [
   'survey.regenerated',
   'survey.deleted',
   'survey.restored',
+  'bundle.upload.started',
   'bundle.uploaded',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];

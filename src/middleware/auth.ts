@@ -24,6 +24,12 @@ export interface Access {
   project?: 'own' | 'reachable';
   /** Permissions the operation needs, all of them; project ones are checked on the path's project. */
   permissions?: Permission[];
+  /**
+   * The operation changes nothing the access cache holds (no credential, membership, team, role,
+   * project or activity entry), so a success need not invalidate it: frequent data-plane writes
+   * such as progress reports.
+   */
+  keepsAccess?: boolean;
 }
 
 function kindAccepted(creds: Creds, kind: CredentialTokenKind): void {
@@ -90,7 +96,7 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
     if (access.project !== 'reachable') await assertPermissions(c, permissions, pathProject ?? principal.projectId);
     await next();
     // A change that succeeded invalidates what any isolate cached about this organization.
-    if (!READ_METHODS.has(c.req.method) && c.res.status < 400) await bumpAccessEpoch(c.env, principal.orgId);
+    if (!READ_METHODS.has(c.req.method) && !access.keepsAccess && c.res.status < 400) await bumpAccessEpoch(c.env, principal.orgId);
   };
 }
 

@@ -16,6 +16,10 @@ import migrations from './migrations/migrations';
 import * as schema from './schema';
 import { settings } from './schema';
 import * as surveys from './surveys';
+import * as uploads from './uploads';
+import * as analysis from './analysis-store';
+import * as health from './health';
+import { resolveRef } from './health-resolve';
 
 /** What the area modules (surveys, uploads, analysis, data health) work with. */
 export interface ProjectState {
@@ -153,7 +157,63 @@ export class ProjectObject extends DurableObject<Env> {
 
   // ---- uploads (spec 4.7) ----
 
+  async initUpload(input: uploads.InitUploadInput) {
+    return this.rpc((state) => uploads.initUpload(state, input));
+  }
+
+  async reportUploadProgress(input: uploads.ProgressInput) {
+    return this.rpc((state) => uploads.reportUploadProgress(state, input));
+  }
+
+  async completeUpload(input: uploads.CompleteUploadInput) {
+    return this.rpc((state) => uploads.completeUpload(state, input));
+  }
+
+  async listBundles(query: uploads.BundleQuery) {
+    return this.rpc((state) => uploads.listBundles(state, query));
+  }
+
   // ---- analysis results ----
 
+  async beginAnalysis(input: analysis.AnalysisTarget) {
+    return this.rpc((state) => analysis.beginAnalysis(state, input));
+  }
+
+  async stageContents(surveyId: string, items: analysis.FoundItem[]) {
+    return this.rpc((state) => analysis.stageContents(state, surveyId, items));
+  }
+
+  async finishAnalysis(result: analysis.AnalysisResult) {
+    return this.rpc((state) => analysis.finishAnalysis(state, result));
+  }
+
+  async failAnalysis(failure: analysis.AnalysisFailure) {
+    return this.rpc((state) => analysis.failAnalysis(state, failure));
+  }
+
+  async noteAnalysisRetry(input: { surveyId: string; attempt: number; error: string }) {
+    return this.rpc((state) => analysis.noteAnalysisRetry(state, input));
+  }
+
+  async lastAnalysisError(surveyId: string) {
+    return this.rpc((state) => analysis.lastAnalysisError(state, surveyId));
+  }
+
+  async subjectContents(query: analysis.ContentsQuery) {
+    return this.rpc((state) => analysis.contentsPage(state, query));
+  }
+
   // ---- data health (spec 4.12) ----
+
+  async listHealthRuns(query: health.RunQuery) {
+    return this.rpc((state) => health.listRuns(state, query));
+  }
+
+  async healthSummary() {
+    return this.rpc((state) => health.summary(state));
+  }
+
+  async resolveHealthRef(ref: string) {
+    return this.rpc((state) => resolveRef(state, ref));
+  }
 }

@@ -7,6 +7,7 @@ import {
   changeJob, createSurvey, isSurvey, jobAnswer, jobWithSteps, requireJob, requireSurvey, settleSurvey,
   skipSurvey, stepOf, stepsOf, type JobAnswer, type JobRow, type JobStatus, type SurveyType,
 } from './jobs';
+import * as health from './health';
 import type { ProjectState } from './project-object';
 import { bundles, jobs } from './schema';
 
@@ -39,6 +40,7 @@ export async function startSurvey(state: ProjectState, input: StartSurveyInput):
   const { idempotencyKey, ...request } = input;
   return state.idempotency.run('survey.start', idempotencyKey, request, () => {
     const { survey, steps } = createSurvey(state.db, request);
+    health.runCreated(state, survey, { idempotencyKey });
     state.notify([survey, ...steps]);
     return { parent_id: survey.id, submission_timestamp: survey.createdAt, sub_job_ids: subJobIds(steps) };
   });
@@ -112,6 +114,7 @@ export async function regenerateSurvey(state: ProjectState, input: RegenerateInp
       jobType: old.type as SurveyType, tag: old.tag, jsonTags: old.jsonTags, target: old.target, notes: old.notes,
       supersedes: old.id, metadata: { bundleId: bundle.id, regeneratedFrom: old.id },
     });
+    health.runCreated(state, survey, { reusedFrom: request.skipAnalyze ? old.id : undefined });
     const skipped = skipSurvey(state.db, old.id, survey.id);
     const upload = changeJob(state.db, stepOf(state.db, survey.id, 'UPLOAD'), {
       status: 'COMPLETED', message: `Reusing bundle ${bundle.id}.`, metadata: { bundleId: bundle.id, reused: true },

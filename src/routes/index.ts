@@ -1,7 +1,9 @@
 // Every family router, mounted at the root by app.ts. Each family owns its full paths.
 import { activityRouter } from './activity';
 import { authRouter } from './auth';
+import { bundlesRouter } from './bundles';
 import { credentialsRouter } from './credentials';
+import { dataHealthRouter } from './data-health';
 import { jobsRouter } from './jobs';
 import { surveysRouter } from './surveys';
 import { devRouter } from './dev';
@@ -27,4 +29,6 @@ export const routers = [
   activityRouter,
   jobsRouter,
   surveysRouter,
+  bundlesRouter,
+  dataHealthRouter,
 ];

@@ -65,6 +65,18 @@ const session = defineRoute({
   responses: { 200: { description: 'A session.', content: { 'application/json': { schema: SessionAnswer } } } },
 });
 
+const storageCeiling = defineRoute({
+  method: 'put',
+  path: '/api/v1/dev/storage-ceiling',
+  tags: ['Local development'],
+  summary: 'Write the body to R2 with one put (local instances only)',
+  description: 'The local storage ceiling the upload benchmark compares the CLI against: the request body goes to R2 in one plain `put`, then is deleted. Needs Content-Length. 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [401, 404],
+  middleware: [devOnly],
+  responses: { 200: { description: 'Bytes written.', content: { 'application/json': { schema: z.object({ bytes: z.number().int() }) } } } },
+});
+
 /** Creates the demo tenant unless it exists; safe to call on every start. */
 export async function seedDemo(d1: D1Database) {
   const db = controlDb(d1);
@@ -76,6 +88,14 @@ export async function seedDemo(d1: D1Database) {
 }
 
 export const devRouter = createRouter()
+  .openapi(storageCeiling, async (c) => {
+    const length = Number(c.req.header('content-length'));
+    if (!c.req.raw.body || !Number.isSafeInteger(length)) throw new ApiError('invalid_request', 'Send a body with Content-Length.');
+    const key = `dev/storage-ceiling/${crypto.randomUUID()}`;
+    const written = await c.env.BUNDLES.put(key, c.req.raw.body);
+    await c.env.BUNDLES.delete(key);
+    return c.json({ bytes: written?.size ?? 0 }, 200);
+  })
   .openapi(seed, async (c) => {
     const { created } = await seedDemo(c.env.DB);
     return c.json({ orgId: DEMO.orgId, projectId: DEMO.projectId, adminEmail: DEMO.adminEmail, created }, 200);

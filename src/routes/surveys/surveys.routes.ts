@@ -21,7 +21,7 @@ export const startSurvey = defineRoute({
 export const reportStatus = defineRoute({
   method: 'post', path: `${P}/survey/{surveyId}/status`, tags, summary: 'Report the status of a step',
   description: 'Merges the optional fields onto the step; the survey follows its steps.',
-  access: { creds: 'pass' }, errors: [404, 409, 503],
+  access: { creds: 'pass', keepsAccess: true }, errors: [404, 409, 503],
   request: { params: SurveyParams, headers: OptionalIdempotencyKeyHeader, ...jsonBody(StepStatusRequest) },
   responses: { 204: { description: 'Recorded.' } },
 });

@@ -1,0 +1,140 @@
+// The analysis consumer (ARCHITECTURE section 1, "Data flow of one upload"): one message per survey
+// bundle. It streams the bundle from R2 through the bundle reader, writes what it finds to the
+// project object in awaited batches (back-pressure: the reader pulls no faster than the object
+// stores), then lets the object swap the findings in atomically. A bad bundle fails the survey at
+// once; anything else (R2, the object unreachable) is retried, and after the last retry the
+// dead-letter consumer fails the survey, so no survey stays RUNNING.
+import { z } from 'zod';
+import { BundleError, readBundle, subjectOf, type BundleSummary } from '../analysis/bundle';
+import { errorText } from '../analysis/errors';
+import type { Env } from '../env';
+import type { JsonObject } from '../lib/json';
+import type { AnalysisStart, FoundItem } from '../project/analysis-store';
+import { withProject } from '../project/client';
+import type { AnalysisMessage } from '../project/surveys';
+
+export const ANALYSIS_QUEUE = 'posture-analysis';
+/** Items per RPC call to the project object. */
+export const STAGE_BATCH = 500;
+/** How much of a bundle's document list the ANALYZE step keeps in its metadata. */
+const LISTED_DOCUMENTS = 50;
+
+export const AnalysisMessageSchema = z.object({
+  projectId: z.uuid(),
+  surveyId: z.uuid(),
+  bundleId: z.string().min(1),
+  blobKey: z.string().min(1),
+});
+
+/** Seconds before retrying a failed attempt: 10, 20, 40, ... at most 5 minutes. */
+export const retryDelay = (attempts: number) => Math.min(300, 10 * 2 ** Math.max(0, attempts - 1));
+
+/** The survey's analysis step finished while the bundle was still being read (superseded): stop quietly. */
+class AnalysisAbandoned extends Error {}
+
+/** Collects found items and sends them to the project object STAGE_BATCH at a time. */
+class Stager {
+  private items: FoundItem[] = [];
+
+  constructor(private readonly env: Env, private readonly message: AnalysisMessage) {}
+
+  async add(item: FoundItem): Promise<void> {
+    this.items.push(item);
+    if (this.items.length >= STAGE_BATCH) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (!this.items.length) return;
+    const items = this.items;
+    this.items = [];
+    const active = await withProject<boolean>(this.env, this.message.projectId, (stub) => stub.stageContents(this.message.surveyId, items));
+    if (!active) throw new AnalysisAbandoned();
+  }
+}
+
+async function fail(env: Env, message: AnalysisMessage, failureClass: string, text: string, metadata?: JsonObject): Promise<void> {
+  await withProject(env, message.projectId, (stub) => stub.failAnalysis({ surveyId: message.surveyId, failureClass, message: text, metadata }));
+}
+
+/** What the ANALYZE step records: counts, the documents' spec versions, what was skipped, the format. */
+export function stepMetadata(summary: BundleSummary, subjectSource: string): JsonObject {
+  return {
+    format: summary.format,
+    components: summary.components,
+    cryptoAssets: summary.cryptoAssets,
+    observations: summary.observations,
+    dependencies: summary.dependencies,
+    documents: summary.documents.length,
+    specVersions: [...new Set(summary.documents.map((d) => d.specVersion))].sort(),
+    documentList: summary.documents.slice(0, LISTED_DOCUMENTS).map((d) => ({ path: d.path, specVersion: d.specVersion, components: d.components, cryptoAssets: d.cryptoAssets })),
+    invalidPurls: summary.invalidPurls,
+    skippedComponents: summary.skippedComponents,
+    skippedEntries: summary.skippedEntries,
+    skipped: summary.skipped,
+    manifest: summary.manifest,
+    subjectSource,
+  };
+}
+
+/** Analyses one survey's bundle; returns normally when the message is done with (ack), throws when it should be retried. */
+export async function analyse(env: Env, message: AnalysisMessage): Promise<void> {
+  const start = await withProject<AnalysisStart>(env, message.projectId, (stub) =>
+    stub.beginAnalysis({ surveyId: message.surveyId, bundleId: message.bundleId, blobKey: message.blobKey }));
+  if (!start.run) return;
+
+  const object = await env.BUNDLES.get(message.blobKey);
+  if (!object) {
+    return fail(env, message, 'bundle_missing', `The bundle ${message.bundleId} is not in storage any more; upload it again in a new survey.`);
+  }
+  const stager = new Stager(env, message);
+  let summary: BundleSummary;
+  try {
+    summary = await readBundle(object.body, {
+      fileName: object.customMetadata?.fileName ?? 'bundle.json',
+      onComponent: (component, source) => stager.add({ kind: 'component', source: source.path, component }),
+      onCryptoAsset: (asset, source) => stager.add({ kind: 'crypto_asset', source: source.path, asset }),
+      onObservation: (observation, source) => stager.add({ kind: 'observation', source: `${source.path}:${source.line}`, observation }),
+    });
+    await stager.flush();
+  } catch (error) {
+    if (error instanceof BundleError) return fail(env, message, error.failureClass, error.message);
+    if (error instanceof AnalysisAbandoned) return;
+    throw error;
+  }
+
+  const subject = subjectOf({ target: start.target, manifest: summary.manifest, documents: summary.documents });
+  const subjectSource = start.target?.trim() ? 'target' : summary.manifest?.subject ? 'manifest' : 'document';
+  const metadata = stepMetadata(summary, subjectSource);
+  if (!subject) {
+    return fail(env, message, 'no_subject',
+      'The bundle does not say what it is about: start the survey with a target, set "subject" in manifest.json, or give the BOM a metadata.component.name.', metadata);
+  }
+  await withProject(env, message.projectId, (stub) => stub.finishAnalysis({
+    surveyId: message.surveyId, subject, metadata,
+    partial: summary.skippedEntries > 0 || summary.skippedComponents > 0,
+    manifestTag: summary.manifest?.tag ?? null, manifestCiRunId: summary.manifest?.ci?.runId ?? null,
+  }));
+}
+
+/** The analysis queue's consumer: each message acked when done, retried with a growing delay when it could not complete. */
+export async function consumeAnalysis(batch: MessageBatch, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    const parsed = AnalysisMessageSchema.safeParse(message.body);
+    if (!parsed.success) {
+      // Retrying cannot fix a malformed message; drop it loudly.
+      console.error(`analysis: dropping malformed message ${message.id} (${parsed.error.issues.map((i) => i.path.join('.')).join(', ')})`);
+      message.ack();
+      continue;
+    }
+    const body = parsed.data;
+    try {
+      await analyse(env, body);
+      message.ack();
+    } catch (error) {
+      const text = errorText(error);
+      console.error(`analysis: attempt ${message.attempts} for survey ${body.surveyId} failed: ${text}`);
+      await withProject(env, body.projectId, (stub) => stub.noteAnalysisRetry({ surveyId: body.surveyId, attempt: message.attempts, error: text })).catch(() => undefined);
+      message.retry({ delaySeconds: retryDelay(message.attempts) });
+    }
+  }
+}

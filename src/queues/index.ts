@@ -1,0 +1,20 @@
+// Queue consumers, one per queue (wrangler.toml [[queues.consumers]]), chosen by the batch's queue name.
+import type { Env } from '../env';
+import { ANALYSIS_QUEUE, consumeAnalysis } from './analysis';
+import { ANALYSIS_DLQ, consumeAnalysisDeadLetters } from './dead-letter';
+
+const consumers: Record<string, (batch: MessageBatch, env: Env) => Promise<void>> = {
+  [ANALYSIS_QUEUE]: consumeAnalysis,
+  [ANALYSIS_DLQ]: consumeAnalysisDeadLetters,
+};
+
+export async function consumeBatch(batch: MessageBatch, env: Env, _ctx: ExecutionContext): Promise<void> {
+  const consume = consumers[batch.queue];
+  if (!consume) {
+    // A consumer declared without code here: keep the messages (they reach the queue's dead-letter queue).
+    console.error(`queue: no consumer for ${batch.queue}`);
+    batch.retryAll();
+    return;
+  }
+  await consume(batch, env);
+}

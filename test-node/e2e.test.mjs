@@ -1,0 +1,104 @@
+// End to end: the real CLI against the real service under `wrangler dev` (local D1, R2, Queues and
+// Durable Objects), with the real fixtures copied into test/fixtures.
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
+import { runCli, tempDir } from './helpers.mjs';
+
+const PORT = 18297;
+const BASE = `http://127.0.0.1:${PORT}`;
+const fixture = (p) => path.join(root, 'test/fixtures', p);
+
+/** @type {import('node:child_process').ChildProcess} */
+let server;
+let persistTo = '';
+let project = '';
+let session = '';
+let pass = '';
+
+async function call(method, p, body, token = session) {
+  const res = await fetch(`${BASE}${p}`, {
+    method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+beforeAll(async () => {
+  persistTo = await tempDir();
+  ensureDevVars();
+  await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
+  server = startWranglerDev({ port: PORT, persistTo });
+  await waitForService(BASE);
+  const demo = await devCall(BASE, '/api/v1/dev/seed');
+  project = demo.projectId;
+  session = (await devCall(BASE, '/api/v1/dev/session')).jwt;
+  const created = await call('POST', `/api/v1/project/${project}/credential/spice-pass`, { duration_days: 1 });
+  expect(created.status).toBe(201);
+  pass = created.body.jwt;
+  // The demo project's storage is set up on first use: wait for its INSTANCE_STARTUP job.
+  for (let i = 0; i < 50; i++) {
+    if ((await call('GET', `/api/v1/project/${project}/v1/job?limit=1`)).status === 200) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}, 120_000);
+
+afterAll(async () => {
+  server?.kill('SIGTERM');
+  if (persistTo) await rm(persistTo, { recursive: true, force: true });
+});
+
+const upload = (target, extra = []) =>
+  runCli(['upload', target, '--api', BASE, '--project', project, '--wait', '--json', '--timeout', '120', ...extra], { POSTURE_PASS: pass });
+
+describe('the upload CLI against wrangler dev', () => {
+  it('uploads a CycloneDX SBOM and follows the survey to COMPLETED', async () => {
+    const run = await upload(fixture('sbom/npm__juice-shop-14.1.1.cdx-1.4.json'), ['--tag', 'e2e', '--ci-run-id', 'run-1']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.lines();
+    const done = lines.find((l) => l.event === 'done');
+    expect(done.status).toBe('COMPLETED');
+    const surveyId = lines.find((l) => l.event === 'survey').surveyId;
+    const job = await call('GET', `/api/v1/project/${project}/v1/job/${surveyId}`);
+    expect(job.body).toMatchObject({ status: 'COMPLETED', tag: 'e2e' });
+    expect(job.body.steps.map((s) => [s.step_label, s.status])).toEqual([['upload', 'COMPLETED'], ['analyze', 'COMPLETED']]);
+    const bundles = await call('GET', `/api/v1/project/${project}/v1/bundle`);
+    expect(bundles.body.bundles[0]).toMatchObject({ mime_type: 'application/json' });
+  }, 180_000);
+
+  it('packs a directory of CBOMs with a manifest and analyses it for the --target subject', async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, 'boms'), { recursive: true });
+    await copyFile(fixture('cbom/pkic-cbom__nginx-pass.cbom.json'), path.join(dir, 'boms/nginx.json'));
+    await copyFile(fixture('cbom/ibm-cbomkit__kafka-cbom.json'), path.join(dir, 'kafka.json'));
+    const run = await upload(dir, ['--target', 'edge-gateway']);
+    expect(run.code).toBe(0);
+    const surveyId = run.lines().find((l) => l.event === 'survey').surveyId;
+    const job = await call('GET', `/api/v1/project/${project}/v1/job/${surveyId}`);
+    expect(job.body).toMatchObject({ status: 'COMPLETED', target: 'edge-gateway' });
+    await rm(dir, { recursive: true, force: true });
+  }, 180_000);
+
+  it('exits 1 with the survey\'s message when the bundle is not CycloneDX', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'not-a-bom.json');
+    await writeFile(file, JSON.stringify({ hello: 'world' }));
+    const run = await upload(file);
+    expect(run.code).toBe(1);
+    const done = run.lines().find((l) => l.event === 'done');
+    expect(done.status).toBe('FAILED');
+    expect(run.stderr).toMatch(/posture: .*FAILED/);
+    await rm(dir, { recursive: true, force: true });
+  }, 180_000);
+
+  it('is refused with the service\'s code when the pass was canceled', async () => {
+    const created = await call('POST', `/api/v1/project/${project}/credential/spice-pass`, {});
+    const jti = JSON.parse(Buffer.from(created.body.jwt.split('.')[1], 'base64url').toString()).jti;
+    expect((await call('DELETE', `/api/v1/project/${project}/credential/${jti}`)).status).toBe(204);
+    const run = await runCli(['upload', fixture('cbom/cyclonedx-bom-examples__key.cbom.json'), '--api', BASE, '--project', project], { POSTURE_PASS: created.body.jwt });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/token_revoked/);
+  }, 60_000);
+});

@@ -1,0 +1,284 @@
+/// <reference types="vite/client" />
+// The analysis pipeline (ARCHITECTURE sections 1 and 5): the analysis queue's consumer reads a
+// survey's bundle from R2, stages what it finds in the project object, swaps it into the subject's
+// contents and settles the survey; bad bundles fail with their class, other errors are retried and
+// end in the dead-letter queue, whose consumer fails the survey.
+import { env } from 'cloudflare:workers';
+import { describe, expect, it, vi } from 'vitest';
+import { api, json } from './helpers';
+import { dataTenant } from './data-plane';
+import { analysed, analyzeStep, contentsOf, deliver, getJob, P, sbom, stagedCount, startSurvey, tarGz, uploaded } from './pipeline';
+
+import nginxPass from './fixtures/cbom/pkic-cbom__nginx-pass.cbom.json?raw';
+import trivy from './fixtures/cbom/aquasecurity-trivy__crypto-image.cbom.json?raw';
+import kafka from './fixtures/cbom/ibm-cbomkit__kafka-cbom.json?raw';
+import dependencyTrack from './fixtures/sbom/maven__dependency-track-apiserver-4.5.0.cdx-1.4.json?raw';
+import juiceShop from './fixtures/sbom/npm__juice-shop-14.1.1.cdx-1.4.json?raw';
+import poetry from './fixtures/sbom/pypi__poetry-regression-issue702.cdx-1.6.json?raw';
+
+const healthRun = async (t: { projectId: string; token: string }, id: string) => {
+  const page = await json(await api(`${P(t.projectId)}/v1/data-health/run?showDeleted=true`, { token: t.token }));
+  return page.runs.find((r: { id: string }) => r.id === id);
+};
+
+const kinds = (items: { kind: string }[]) => items.reduce<Record<string, number>>((acc, i) => ({ ...acc, [i.kind]: (acc[i.kind] ?? 0) + 1 }), {});
+
+describe('analysing a bundle', () => {
+  it('a CycloneDX SBOM: survey COMPLETED, subject from metadata.component, contents as in SOURCES.md', async () => {
+    const t = await dataTenant();
+    const survey = await analysed(t, dependencyTrack);
+    const job = await getJob(t, survey.surveyId);
+    expect(job).toMatchObject({ status: 'COMPLETED', progress: 100, failure_class: null, metadata: { subject: 'dependency-track' } });
+    expect(analyzeStep(job)).toMatchObject({
+      status: 'COMPLETED',
+      metadata: {
+        format: 'cyclonedx-json', subject: 'dependency-track', subjectSource: 'document', components: 132, cryptoAssets: 0,
+        specVersions: ['1.4'], invalidPurls: 0, skippedComponents: 0, skippedEntries: 0, stored: { components: 132, cryptoAssets: 0, observations: 0 },
+      },
+    });
+    const contents = await contentsOf(t.projectId, 'dependency-track');
+    expect(contents.total).toBe(132);
+    expect(kinds(contents.items)).toEqual({ component: 132 });
+    expect(contents.items.every((i) => i.purl?.startsWith('pkg:maven/') && i.survey_id === survey.surveyId)).toBe(true);
+  });
+
+  it('counts a package listed several times once (juice-shop: 1,115 listed, 978 distinct package URLs)', async () => {
+    const t = await dataTenant();
+    const survey = await analysed(t, juiceShop);
+    expect(analyzeStep(await getJob(t, survey.surveyId)).metadata).toMatchObject({ components: 1115, stored: { components: 978 } });
+    const contents = await contentsOf(t.projectId, 'juice-shop');
+    expect(contents.total).toBe(978);
+    expect(contents.items.find((i) => i.key === 'pkg:npm/ansi-regex@5.0.1')?.data).toMatchObject({ name: 'ansi-regex', listed: expect.any(Number) });
+    expect(contents.items.find((i) => i.key === 'pkg:npm/ansi-regex@5.0.1')!.data.listed).toBeGreaterThan(1);
+  });
+
+  it('a CBOM: crypto assets by bom-ref, components beside them (nginx: 2 components, 9 assets)', async () => {
+    const t = await dataTenant();
+    const survey = await analysed(t, nginxPass);
+    expect((await getJob(t, survey.surveyId)).status).toBe('COMPLETED');
+    const contents = await contentsOf(t.projectId, 'nginx');
+    expect(kinds(contents.items)).toEqual({ component: 2, crypto_asset: 9 });
+    const trivyRun = await analysed(t, trivy);
+    expect(analyzeStep(await getJob(t, trivyRun.surveyId)).metadata).toMatchObject({ cryptoAssets: 24, specVersions: ['1.7'] });
+    expect((await contentsOf(t.projectId, 'testdata/fixtures/images/crypto.tar.gz', 'crypto_asset')).total).toBe(24);
+  });
+
+  it('a tar.gz: the manifest names the subject, tag and CI run; every document is read', async () => {
+    const t = await dataTenant();
+    const bundle = await tarGz({
+      'manifest.json': JSON.stringify({ subject: 'shop', tag: 'release-7', ci: { runId: 'ci-4711', url: 'https://ci.example/4711' }, tool: { name: 'posture', version: '1.0.0' } }),
+      'sbom/poetry.cdx.json': poetry,
+      'cbom/kafka.cbom.json': kafka,
+    });
+    const survey = await analysed(t, bundle);
+    const job = await getJob(t, survey.surveyId);
+    expect(job.status).toBe('COMPLETED');
+    expect(analyzeStep(job).metadata).toMatchObject({ format: 'tar.gz', subject: 'shop', subjectSource: 'manifest', documents: 2, specVersions: ['1.6'], components: 63, cryptoAssets: 11 });
+    expect(kinds((await contentsOf(t.projectId, 'shop')).items)).toEqual({ component: 63, crypto_asset: 11 });
+    expect(await healthRun(t, survey.surveyId)).toMatchObject({ subject: 'shop', ci_run_id: 'ci-4711', tag: 'release-7', outcome: 'complete' });
+  });
+
+  it('the survey\'s target overrides the manifest and the BOM', async () => {
+    const t = await dataTenant();
+    const bundle = await tarGz({ 'manifest.json': JSON.stringify({ subject: 'from-manifest' }), 'a.json': nginxPass });
+    const survey = await analysed(t, bundle, { target: 'from-target', jsonTags: { ci_run_id: 'gh-1' } });
+    expect(analyzeStep(await getJob(t, survey.surveyId)).metadata).toMatchObject({ subject: 'from-target', subjectSource: 'target' });
+    expect((await contentsOf(t.projectId, 'from-target')).total).toBe(11);
+    expect((await contentsOf(t.projectId, 'from-manifest')).total).toBe(0);
+    expect(await healthRun(t, survey.surveyId)).toMatchObject({ subject: 'from-target', ci_run_id: 'gh-1' });
+  });
+
+  it('a runtime survey replaces only the subject\'s observations; an inventory survey leaves them', async () => {
+    const t = await dataTenant();
+    await analysed(t, sbom('svc', [['a', '1.0.0'], ['b', '2.0.0']]));
+    const lines = [
+      { algorithm: 'ECDHE', protocol: 'TLSv1.3', library: 'openssl', group: 'X25519', count: 40 },
+      { algorithm: 'ECDHE', protocol: 'TLSv1.3', library: 'openssl', group: 'P-256', count: 2 },
+      { algorithm: 'RSA', keySize: 2048, library: 'openssl' },
+    ].map((l) => JSON.stringify(l)).join('\n');
+    const runtime = await analysed(t, await tarGz({ 'manifest.json': JSON.stringify({ subject: 'svc', runtime: true }), 'runtime/tls.jsonl': lines }), { jobType: 'RUNTIME_SURVEY' });
+    expect((await getJob(t, runtime.surveyId)).status).toBe('COMPLETED');
+    const contents = await contentsOf(t.projectId, 'svc');
+    expect(kinds(contents.items)).toEqual({ component: 2, observation: 2 });
+    expect(contents.items.find((i) => i.key === 'ECDHE|TLSv1.3|openssl')?.data).toMatchObject({ count: 42, groups: ['X25519', 'P-256'] });
+    await analysed(t, sbom('svc', [['c', '3.0.0']]));
+    expect(kinds((await contentsOf(t.projectId, 'svc')).items)).toEqual({ component: 1, observation: 2 });
+  });
+
+  it('a new survey of a subject replaces its contents, and completeness compares with the previous run', async () => {
+    const t = await dataTenant();
+    const packages = Array.from({ length: 40 }, (_, i): [string, string] => [`pkg-${i}`, '1.0.0']);
+    const first = await analysed(t, sbom('app', packages));
+    const second = await analysed(t, sbom('app', packages.slice(0, 30)));
+    expect((await contentsOf(t.projectId, 'app')).total).toBe(30);
+    expect((await healthRun(t, first.surveyId)).completeness).toMatchObject({ components: 40, previous_run_id: null, ratio: null });
+    expect((await healthRun(t, second.surveyId)).completeness).toEqual({
+      components: 30, crypto_assets: 0, observations: 0, previous_run_id: first.surveyId,
+      previous_components: 40, previous_crypto_assets: 0, previous_observations: 0, ratio: 0.75,
+    });
+  });
+});
+
+describe('failure classes surface on the analyze step and the survey', () => {
+  const failsWith = async (data: Uint8Array | string, failureClass: string, message: RegExp, body: Record<string, unknown> = {}) => {
+    const t = await dataTenant();
+    const survey = await analysed(t, data, body);
+    const job = await getJob(t, survey.surveyId);
+    expect(job).toMatchObject({ status: 'FAILED', failure_class: failureClass, message: expect.stringMatching(message) });
+    expect(analyzeStep(job)).toMatchObject({ status: 'FAILED', failure_class: failureClass });
+    expect(await healthRun(t, survey.surveyId)).toMatchObject({ status: 'FAILED', outcome: 'failed', failure_class: failureClass });
+    return { t, survey };
+  };
+
+  it('not_cyclonedx: JSON that is not a CycloneDX document', async () => {
+    await failsWith(JSON.stringify({ spdxVersion: 'SPDX-2.3', bomFormat: 'SPDX', packages: [] }), 'not_cyclonedx', /CycloneDX/);
+  });
+
+  it('archive_limits: a gzip bomb', async () => {
+    await failsWith(await tarGz({ 'bomb.json': new Uint8Array(24 * 1024 * 1024) }), 'archive_limits', /compression ratio/);
+  });
+
+  it('corrupt_archive: a truncated gzip', async () => {
+    const archive = await tarGz({ 'a.json': nginxPass, 'b.json': dependencyTrack });
+    await failsWith(archive.subarray(0, Math.floor(archive.byteLength / 2)), 'corrupt_archive', /truncated/);
+  });
+
+  it('no_subject: no target, no manifest subject, no metadata.component', async () => {
+    const { t, survey } = await failsWith(kafka, 'no_subject', /target/);
+    expect(analyzeStep(await getJob(t, survey.surveyId)).metadata).toMatchObject({ cryptoAssets: 11 });
+  });
+
+  it('bundle_missing: the bundle is not in R2', async () => {
+    const t = await dataTenant();
+    const survey = await startSurvey(t);
+    const message = await uploaded(t, survey, nginxPass, { put: false });
+    const { id, result } = await deliver(message);
+    expect(result.explicitAcks).toEqual([id]);
+    expect(await getJob(t, survey.surveyId)).toMatchObject({ status: 'FAILED', failure_class: 'bundle_missing' });
+  });
+});
+
+describe('retries and the dead-letter queue', () => {
+  /** An env whose R2 fails: at once, or after `afterBytes` bytes of the body. */
+  const brokenR2 = (afterBytes?: number) => ({
+    ...env,
+    BUNDLES: {
+      get: async (key: string) => {
+        if (afterBytes === undefined) throw new Error('R2 is unavailable');
+        const object = (await env.BUNDLES.get(key))!;
+        const bytes = new Uint8Array(await object.arrayBuffer());
+        let sent = false;
+        return {
+          customMetadata: {},
+          body: new ReadableStream<Uint8Array>({
+            pull(controller) {
+              if (!sent) {
+                sent = true;
+                controller.enqueue(bytes.subarray(0, afterBytes));
+              } else controller.error(new Error('R2 read was interrupted'));
+            },
+          }),
+        };
+      },
+    },
+  }) as unknown as typeof env;
+
+  it('an error that is not the bundle\'s fault retries the message; the step notes it and stays RUNNING', async () => {
+    const t = await dataTenant();
+    const survey = await startSurvey(t);
+    const message = await uploaded(t, survey, dependencyTrack);
+    const { id, result } = await deliver(message, { env: brokenR2() });
+    expect(result.retryMessages).toEqual([expect.objectContaining({ msgId: id })]);
+    expect(result.explicitAcks).toEqual([]);
+    const step = analyzeStep(await getJob(t, survey.surveyId));
+    expect(step).toMatchObject({ status: 'RUNNING', message: expect.stringMatching(/Attempt 1 .*R2 is unavailable.*retrying/), metadata: { attempts: 1 } });
+    // The next attempt succeeds.
+    const again = await deliver(message, { attempts: 2 });
+    expect(again.result.explicitAcks).toEqual([again.id]);
+    expect((await getJob(t, survey.surveyId)).status).toBe('COMPLETED');
+  });
+
+  it('a retried run that had written part of the bundle does not duplicate contents', async () => {
+    const t = await dataTenant();
+    const survey = await startSurvey(t);
+    const message = await uploaded(t, survey, juiceShop);
+    const broken = await deliver(message, { env: brokenR2(1_200_000) });
+    expect(broken.result.retryMessages).toHaveLength(1);
+    // The first batch (500 items, fewer distinct ones) was staged before the read broke off.
+    expect(await stagedCount(t.projectId, survey.surveyId)).toBeGreaterThan(400);
+    await deliver(message, { attempts: 2 });
+    expect(analyzeStep(await getJob(t, survey.surveyId)).metadata).toMatchObject({ components: 1115, stored: { components: 978 } });
+    expect(await stagedCount(t.projectId, survey.surveyId)).toBe(0);
+    expect((await contentsOf(t.projectId, 'juice-shop')).total).toBe(978);
+  });
+
+  it('after the last retry the dead-letter consumer fails the survey with class internal', async () => {
+    const t = await dataTenant();
+    const survey = await startSurvey(t);
+    const message = await uploaded(t, survey, dependencyTrack);
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const { result } = await deliver(message, { env: brokenR2(), attempts: attempt });
+      expect(result.retryMessages).toHaveLength(1);
+    }
+    const dead = await deliver(message, { queue: 'posture-analysis-dlq' });
+    expect(dead.result.explicitAcks).toEqual([dead.id]);
+    const job = await getJob(t, survey.surveyId);
+    expect(job).toMatchObject({ status: 'FAILED', failure_class: 'internal', message: expect.stringMatching(/could not complete after retries.*R2 is unavailable/) });
+    expect(analyzeStep(job)).toMatchObject({ status: 'FAILED', failure_class: 'internal' });
+    expect(await healthRun(t, survey.surveyId)).toMatchObject({ outcome: 'failed', failure_class: 'internal' });
+  });
+
+  it('a dead letter for a survey that finished meanwhile changes nothing', async () => {
+    const t = await dataTenant();
+    const survey = await analysed(t, nginxPass);
+    const before = await getJob(t, survey.surveyId);
+    const dead = await deliver(survey.message, { queue: 'posture-analysis-dlq' });
+    expect(dead.result.explicitAcks).toEqual([dead.id]);
+    expect(await getJob(t, survey.surveyId)).toEqual(before);
+  });
+});
+
+describe('redelivery and bad messages', () => {
+  it('a redelivered message for a finished analysis is acked and ignored', async () => {
+    const t = await dataTenant();
+    const survey = await analysed(t, nginxPass);
+    const before = await getJob(t, survey.surveyId);
+    const contents = await contentsOf(t.projectId, 'nginx');
+    const { id, result } = await deliver(survey.message, { attempts: 2 });
+    expect(result.explicitAcks).toEqual([id]);
+    expect(await getJob(t, survey.surveyId)).toEqual(before);
+    expect(await contentsOf(t.projectId, 'nginx')).toEqual(contents);
+  });
+
+  it('a malformed message is dropped (acked), never retried', async () => {
+    const { id, result } = await deliver({ projectId: 'nope' });
+    expect(result.explicitAcks).toEqual([id]);
+    expect(result.retryMessages).toEqual([]);
+  });
+
+  it('regenerating for reports only reuses the analysis and its data-health record; a message for it is ignored', async () => {
+    const t = await dataTenant();
+    const survey = await analysed(t, nginxPass, { tag: 'v1' });
+    const res = await api(`${P(t.projectId)}/v1/survey/${survey.surveyId}/regenerate`, { method: 'POST', token: t.token, headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(res.status).toBe(201);
+    const regenerated = await json(res);
+    // Reports only: the analysis is reused, and so is the data-health record.
+    expect(await getJob(t, regenerated.parent_id)).toMatchObject({ status: 'COMPLETED', supersedes: survey.surveyId });
+    expect(await healthRun(t, regenerated.parent_id)).toMatchObject({ subject: 'nginx', outcome: 'complete', tag: 'v1', completeness: { components: 2, crypto_assets: 9 } });
+    const { id, result } = await deliver({ ...survey.message, surveyId: regenerated.parent_id });
+    expect(result.explicitAcks).toEqual([id]);
+  });
+});
+
+describe('wiring (wrangler.toml [[queues.consumers]])', () => {
+  it('a survey regenerated with {} goes through the real analysis queue and completes again', async () => {
+    const t = await dataTenant();
+    const survey = await analysed(t, nginxPass);
+    const res = await api(`${P(t.projectId)}/v1/survey/${survey.surveyId}/regenerate`, { token: t.token, body: {}, headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(res.status).toBe(201);
+    const { parent_id: regenerated } = await json(res);
+    await vi.waitFor(async () => expect((await getJob(t, regenerated)).status).toBe('COMPLETED'), { timeout: 10_000, interval: 100 });
+    expect(analyzeStep(await getJob(t, regenerated)).metadata).toMatchObject({ subject: 'nginx', stored: { components: 2, cryptoAssets: 9 } });
+    expect((await contentsOf(t.projectId, 'nginx')).items.every((i) => i.survey_id === regenerated)).toBe(true);
+  });
+});

@@ -1,0 +1,123 @@
+// Helpers for analysis-pipeline and data-health tests: a survey started through the API with the
+// pass, its bundle put straight into R2 with the bundle row the upload would record, and the
+// analysis queue's consumer called through the worker's own `queue` handler.
+import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { drizzle } from 'drizzle-orm/durable-sqlite';
+import { gzipSync } from 'fflate';
+import { packTar } from 'modern-tar';
+import { expect } from 'vitest';
+import worker from '../src/index';
+import type { Env } from '../src/env';
+import { newOrderedId, nowIso, sha256Hex } from '../src/lib/ids';
+import type { ContentItem } from '../src/project/analysis-store';
+import { projectStub } from '../src/project/client';
+import { bundles, contentsStaging, uploads } from '../src/project/schema';
+import { eq } from 'drizzle-orm';
+import type { AnalysisMessage } from '../src/project/surveys';
+import { api, json } from './helpers';
+
+export const P = (projectId: string) => `/api/v1/project/${projectId}`;
+const encoder = new TextEncoder();
+
+export interface DataTenant {
+  projectId: string;
+  token: string;
+  pass: string;
+}
+
+export interface Survey {
+  surveyId: string;
+  uploadStepId: string;
+  analyzeStepId: string;
+  idempotencyKey: string;
+}
+
+/** `POST P/survey` with the pass. */
+export async function startSurvey(t: DataTenant, body: Record<string, unknown> = {}, key = crypto.randomUUID()): Promise<Survey> {
+  const res = await api(`${P(t.projectId)}/survey`, { token: t.pass, body: { jobType: 'INVENTORY_SURVEY', ...body }, headers: { 'idempotency-key': key } });
+  expect(res.status).toBe(201);
+  const answer = await json(res);
+  return { surveyId: answer.parent_id, uploadStepId: answer.sub_job_ids.upload, analyzeStepId: answer.sub_job_ids.analyze, idempotencyKey: key };
+}
+
+/**
+ * What a completed upload leaves behind: the bundle in R2, its bundle and upload rows, the upload
+ * step COMPLETED (reported through the API). Answers the analysis message the upload would queue.
+ */
+export async function uploaded(t: DataTenant, survey: Survey, data: Uint8Array | string, options: { put?: boolean } = {}): Promise<AnalysisMessage & { uploadId: string }> {
+  const bytes = typeof data === 'string' ? encoder.encode(data) : data;
+  const bundleId = newOrderedId();
+  const blobKey = `projects/${t.projectId}/bundles/${bundleId}`;
+  if (options.put !== false) await env.BUNDLES.put(blobKey, bytes);
+  const sha256 = await sha256Hex(bytes);
+  const uploadId = `upload-${bundleId}`;
+  const now = nowIso();
+  await runInDurableObject(projectStub(env, t.projectId), (_instance, state) => {
+    const db = drizzle(state.storage);
+    db.insert(bundles).values({ id: bundleId, sha256, sizeBytes: bytes.byteLength, mimeType: 'application/json', blobKey, surveyId: survey.surveyId, uploadedAt: now }).run();
+    db.insert(uploads).values({
+      uploadId, blobKey, bundleId, surveyId: survey.surveyId, stepId: survey.uploadStepId, sha256, sizeBytes: bytes.byteLength,
+      partSize: 16 * 1024 * 1024, partCount: 1, status: 'queued', createdAt: now, completedAt: now,
+    }).run();
+  });
+  const res = await api(`${P(t.projectId)}/survey/${survey.surveyId}/status`, { token: t.pass, body: { subJobId: survey.uploadStepId, status: 'COMPLETED' } });
+  expect(res.status).toBe(204);
+  return { projectId: t.projectId, surveyId: survey.surveyId, bundleId, blobKey, uploadId };
+}
+
+/** Calls the worker's queue handler with one message, as the queue would; answers the ack/retry result. */
+export async function deliver(body: unknown, options: { attempts?: number; queue?: string; env?: Env } = {}) {
+  const id = crypto.randomUUID();
+  const batch = createMessageBatch(options.queue ?? 'posture-analysis', [{ id, timestamp: new Date(), attempts: options.attempts ?? 1, body }]);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, options.env ?? env, ctx);
+  return { id, result: await getQueueResult(batch, ctx) };
+}
+
+/** Starts a survey, uploads `data` and runs the analysis; answers the survey. */
+export async function analysed(t: DataTenant, data: Uint8Array | string, body: Record<string, unknown> = {}) {
+  const survey = await startSurvey(t, body);
+  const message = await uploaded(t, survey, data);
+  const { id, result } = await deliver(message);
+  expect(result.explicitAcks).toEqual([id]);
+  return { ...survey, message };
+}
+
+export async function getJob(t: DataTenant, jobId: string) {
+  const res = await api(`${P(t.projectId)}/v1/job/${jobId}`, { token: t.token });
+  expect(res.status).toBe(200);
+  return json(res);
+}
+
+export const analyzeStep = (survey: { steps: { step_type: string }[] }) => survey.steps.find((s) => s.step_type === 'ANALYZE') as any;
+
+/** A subject's current contents (every kind, or one), read from the project object. */
+export async function contentsOf(projectId: string, subject: string, kind?: string) {
+  const stub = projectStub(env, projectId) as any;
+  return (await stub.subjectContents({ subject, kind, offset: 0, limit: 10_000 })) as { items: ContentItem[]; total: number };
+}
+
+export function tarGz(files: Record<string, string | Uint8Array>): Promise<Uint8Array> {
+  return packTar(
+    Object.entries(files).map(([name, body]) => {
+      const data = typeof body === 'string' ? encoder.encode(body) : body;
+      return { header: { name, size: data.byteLength, type: 'file' as const }, body: data };
+    }),
+  ).then((tar) => gzipSync(tar));
+}
+
+/** A CycloneDX 1.6 document naming `subject` with the given npm packages. */
+export function sbom(subject: string | null, packages: [string, string][]): string {
+  return JSON.stringify({
+    bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+    ...(subject ? { metadata: { component: { type: 'application', name: subject } } } : {}),
+    components: packages.map(([name, version]) => ({ type: 'library', name, version, purl: `pkg:npm/${name}@${version}` })),
+  });
+}
+
+/** How many items an analysis has staged for the survey (read inside the project object). */
+export async function stagedCount(projectId: string, surveyId: string): Promise<number> {
+  return runInDurableObject(projectStub(env, projectId), (_instance, state) =>
+    drizzle(state.storage).select().from(contentsStaging).where(eq(contentsStaging.surveyId, surveyId)).all().length);
+}
