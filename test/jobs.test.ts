@@ -2,7 +2,7 @@
 // project object's failures reach callers.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/lib/errors';
-import { decodeError, encodeError } from '../src/project/errors';
+import { fromRpcFailure, isRpcFailure, platformError, rpcFailure } from '../src/project/errors';
 import { api, expectError, json, newTenant } from './helpers';
 import { dataTenant } from './data-plane';
 import { roleMatrix, type MatrixRole } from './people';
@@ -274,16 +274,19 @@ describe('isolation and permissions', () => {
 });
 
 describe('failures of the project object (spec part 7: 503, never 500)', () => {
-  it('carries an ApiError across RPC unchanged', () => {
+  it('carries an ApiError across RPC unchanged (as a structured-clonable value)', () => {
     const original = new ApiError('invalid_parameter', 'bad', { parameter: 'limit' });
-    const decoded = decodeError(encodeError(original));
+    const carried = structuredClone(rpcFailure(original));
+    expect(isRpcFailure(carried)).toBe(true);
+    expect(isRpcFailure({ jobs: [] })).toBe(false);
+    const decoded = fromRpcFailure(carried);
     expect({ code: decoded?.code, message: decoded?.message, parameter: decoded?.options.parameter }).toEqual({ code: 'invalid_parameter', message: 'bad', parameter: 'limit' });
   });
 
   it('maps an overloaded object to try_again and an unreachable one to unavailable', () => {
-    expect(decodeError(Object.assign(new Error('Durable Object is overloaded. Too many requests queued.'), { overloaded: true }))?.code).toBe('try_again');
-    expect(decodeError(Object.assign(new Error('Network connection lost.'), { retryable: true }))?.code).toBe('unavailable');
-    expect(decodeError(new Error('TypeError: x is undefined'))).toBeNull();
+    expect(platformError(Object.assign(new Error('Durable Object is overloaded. Too many requests queued.'), { overloaded: true }))?.code).toBe('try_again');
+    expect(platformError(Object.assign(new Error('Network connection lost.'), { retryable: true }))?.code).toBe('unavailable');
+    expect(platformError(new Error('TypeError: x is undefined'))).toBeNull();
   });
 
   it('answers 503 provisioning (never 500) for a project whose storage was never set up', async () => {

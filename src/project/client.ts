@@ -2,7 +2,7 @@
 // names the object, starts its set-up on first use, and turns failures into the specification's codes.
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
-import { decodeError, UNPROVISIONED } from './errors';
+import { fromRpcFailure, isRpcFailure, platformError, UNPROVISIONED } from './errors';
 import type { ProjectObject } from './project-object';
 
 export type ProjectStub = DurableObjectStub<ProjectObject>;
@@ -19,17 +19,19 @@ export function projectStub(env: Env, projectId: string): ProjectStub {
  */
 export async function withProject<T>(env: Env, projectId: string, call: (stub: ProjectStub) => Promise<unknown>): Promise<T> {
   const stub = projectStub(env, projectId);
+  let answer: unknown;
   try {
-    return (await call(stub)) as T;
+    answer = await call(stub);
   } catch (error) {
-    const apiError = decodeError(error);
-    if (!apiError) throw error;
-    if (apiError.code === 'provisioning' && apiError.message === UNPROVISIONED) {
-      await stub.provision(projectId).catch(() => undefined);
-      throw new ApiError('provisioning', 'The project\'s data is being set up; retry in a few seconds.', { headers: { 'Retry-After': '2' } });
-    }
-    throw apiError;
+    throw platformError(error) ?? error;
   }
+  if (!isRpcFailure(answer)) return answer as T;
+  const apiError = fromRpcFailure(answer);
+  if (apiError.code === 'provisioning' && apiError.message === UNPROVISIONED) {
+    await stub.provision(projectId).catch(() => undefined);
+    throw new ApiError('provisioning', 'The project\'s data is being set up; retry in a few seconds.', { headers: { 'Retry-After': '2' } });
+  }
+  throw apiError;
 }
 
 /** Starts a new project's set-up right away (called when the project is created). */

@@ -1,14 +1,15 @@
 // The project Durable Object: one per project (named by its id), holding the project's data plane
 // in its own SQLite database through drizzle, owning job state and fanning job updates out to every
 // open stream. Handlers and queue consumers call its typed RPC methods (through `src/project/client.ts`),
-// never its SQL. Errors cross RPC encoded (see `encodeError`), so callers get the same ApiError back.
+// never its SQL. An ApiError is answered as a failure value (see `src/project/errors.ts`), so callers
+// get the same ApiError back.
 import { DurableObject } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { migrate } from 'drizzle-orm/durable-sqlite/migrator';
 import { eq } from 'drizzle-orm';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
-import { encodeError, UNPROVISIONED } from './errors';
+import { rpcFailure, UNPROVISIONED } from './errors';
 import { JobHub } from './events';
 import { Idempotency } from './idempotency';
 import { changeJob, createJob, findJob, jobWithSteps, type JobAnswer, type JobRow, type ProjectDb } from './jobs';
@@ -73,12 +74,15 @@ export class ProjectObject extends DurableObject<Env> {
   }
 
   /** Runs an RPC body; an ApiError crosses RPC encoded, anything else is logged and re-thrown. */
+  /** Runs an RPC body; an ApiError is answered as a failure value, anything else is thrown. */
   private async rpc<T>(body: (state: ProjectState) => T | Promise<T>): Promise<T> {
     try {
       const state = this.state();
       return await body(state);
     } catch (error) {
-      throw encodeError(error);
+      // The Worker side (`withProject`) turns it back into the ApiError; typed as T for the stub.
+      if (error instanceof ApiError) return rpcFailure(error) as T;
+      throw error;
     }
   }
 
