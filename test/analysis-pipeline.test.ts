@@ -270,6 +270,30 @@ describe('redelivery and bad messages', () => {
   });
 });
 
+describe('regenerate survey (spec 4.8 rule 3, part 3)', () => {
+  it('skips the unfinished old survey and its unfinished steps, names it in supersedes, and answers repeats (also concurrent) with the same new survey', async () => {
+    const t = await dataTenant();
+    const survey = await startSurvey(t);
+    await uploaded(t, survey, nginxPass);
+    const key = crypto.randomUUID();
+    const regenerate = () => api(`${P(t.projectId)}/v1/survey/${survey.surveyId}/regenerate`, { token: t.token, body: { skipAnalyze: true }, headers: { 'idempotency-key': key } });
+    const answers = await Promise.all([regenerate(), regenerate(), regenerate()]);
+    expect(answers.map((r) => r.status)).toEqual([201, 201, 201]);
+    const bodies = await Promise.all(answers.map((r) => json(r)));
+    expect(new Set(bodies.map((b) => b.parent_id)).size).toBe(1);
+    expect(bodies[0]).toMatchObject({ supersedes: survey.surveyId, sub_job_ids: { upload: expect.any(String), analyze: expect.any(String) } });
+    const again = await json(await regenerate());
+    expect(again.parent_id).toBe(bodies[0].parent_id);
+
+    const old = await getJob(t, survey.surveyId);
+    expect(old.status).toBe('SKIPPED');
+    expect(old.steps.map((s: { step_label: string; status: string }) => [s.step_label, s.status])).toEqual([['upload', 'COMPLETED'], ['analyze', 'SKIPPED']]);
+    const fresh = await getJob(t, bodies[0].parent_id);
+    expect(fresh).toMatchObject({ supersedes: survey.surveyId });
+    expect(fresh.steps.find((s: { step_label: string }) => s.step_label === 'upload').status).toBe('COMPLETED');
+  });
+});
+
 describe('wiring (wrangler.toml [[queues.consumers]])', () => {
   it('a survey regenerated with {} goes through the real analysis queue and completes again', async () => {
     const t = await dataTenant();

@@ -232,6 +232,20 @@ describe('the job stream (spec part 6, 4.9 rule 3)', () => {
     expect(surveyAfter).toBeGreaterThan(stepDone);
   });
 
+  it('fans every change out to every open stream of the project, and to none of another project', async () => {
+    const t = await dataTenant();
+    const other = await dataTenant('other');
+    const open = (x: DataTenant) => api(`${P(x.projectId)}/v1/job/stream`, { token: x.token, headers: { accept: 'text/event-stream' } });
+    const [one, two, elsewhere] = await Promise.all([open(t), open(t), open(other)]);
+    const until = (e: { updates: any[] }) => e.updates.some((u) => u.type === 'INVENTORY_SURVEY' && !u.parent_id);
+    const reading = Promise.all([readEvents(one, until), readEvents(two, until), readEvents(elsewhere, until, 1500)]);
+    const s = await startSurvey(t);
+    const [a, b, c] = await reading;
+    for (const events of [a, b]) expect(events.updates.some((u) => u.id === s.parent_id)).toBe(true);
+    expect(c.comments[0]).toBe('connected');
+    expect(c.updates).toEqual([]);
+  });
+
   it('answers 406 without an acceptable Accept header', async () => {
     const t = await dataTenant();
     await expectError(await api(`${P(t.projectId)}/v1/job/stream`, { token: t.token, headers: { accept: 'application/json' } }), 406, 'not_acceptable');
