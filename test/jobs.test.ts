@@ -2,6 +2,7 @@
 // project object's failures reach callers.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/lib/errors';
+import { JobHub } from '../src/project/events';
 import { fromRpcFailure, isRpcFailure, platformError, rpcFailure } from '../src/project/errors';
 import { api, expectError, json, newTenant } from './helpers';
 import { dataTenant } from './data-plane';
@@ -244,6 +245,16 @@ describe('the job stream (spec part 6, 4.9 rule 3)', () => {
     for (const events of [a, b]) expect(events.updates.some((u) => u.id === s.parent_id)).toBe(true);
     expect(c.comments[0]).toBe('connected');
     expect(c.updates).toEqual([]);
+  });
+
+  it('sends heartbeat comments and closes the stream when its lifetime ends (timings shortened)', async () => {
+    const hub = new JobHub({ heartbeatMs: 20, lifetimeMs: 150 });
+    const started = Date.now();
+    const events = await readEvents(hub.open({ accepts: () => true }), () => false, 2000);
+    expect(events.comments[0]).toBe('connected');
+    expect(events.comments.filter((c) => c === 'heartbeat').length).toBeGreaterThanOrEqual(3);
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(hub.size).toBe(0);
   });
 
   it('answers 406 without an acceptable Accept header', async () => {

@@ -24,6 +24,8 @@ export function sseEvent(event: string, data: unknown): Uint8Array {
 export class JobHub {
   private readonly listeners = new Set<Listener>();
 
+  constructor(private readonly timing = { heartbeatMs: HEARTBEAT_MS, lifetimeMs: STREAM_LIFETIME_MS }) {}
+
   get size(): number {
     return this.listeners.size;
   }
@@ -45,8 +47,8 @@ export class JobHub {
     }
     if (ended) this.close(listener);
     else {
-      const heartbeat = setInterval(() => this.write(listener, encoder.encode(': heartbeat\n\n')), HEARTBEAT_MS);
-      listener.timers.push(heartbeat as unknown as ReturnType<typeof setTimeout>, setTimeout(() => this.close(listener), STREAM_LIFETIME_MS));
+      const heartbeat = setInterval(() => this.write(listener, encoder.encode(': heartbeat\n\n')), this.timing.heartbeatMs);
+      listener.timers.push(heartbeat as unknown as ReturnType<typeof setTimeout>, setTimeout(() => this.close(listener), this.timing.lifetimeMs));
     }
     return new Response(readable, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
