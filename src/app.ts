@@ -32,9 +32,16 @@ export function buildApp() {
   const app = createRouter();
 
   app.use('*', requestId());
+  // The dashboard calls the API from its own origin; built once per configured origin.
+  const corsByOrigin = new Map<string, ReturnType<typeof cors>>();
   app.use('/api/*', async (c, next) => {
-    const origin = c.env.DASHBOARD_URL;
-    return cors({ origin: origin ? [origin] : [], allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'], exposeHeaders: ['X-Request-Id', 'Retry-After'], maxAge: 600 })(c, next);
+    const origin = c.env.DASHBOARD_URL ?? '';
+    let handler = corsByOrigin.get(origin);
+    if (!handler) {
+      handler = cors({ origin: origin ? [origin] : [], allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'], exposeHeaders: ['X-Request-Id', 'Retry-After'], maxAge: 600 });
+      corsByOrigin.set(origin, handler);
+    }
+    return handler(c, next);
   });
 
   for (const router of routers) app.route('/', router);

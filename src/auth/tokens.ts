@@ -21,12 +21,13 @@ export interface TokenClaims extends JWTPayload {
   [claim: string]: unknown;
 }
 
-const keys = new Map<string, Uint8Array>();
-function signingKey(secret: string): Uint8Array {
+// Imported once per isolate: jose would otherwise import a raw key on every verification.
+const keys = new Map<string, Promise<CryptoKey>>();
+function signingKey(secret: string): Promise<CryptoKey> {
   if (!secret || secret.length < 32) throw new Error('JWT_SECRET is missing or shorter than 32 characters');
   let key = keys.get(secret);
   if (!key) {
-    key = new TextEncoder().encode(secret);
+    key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
     keys.set(secret, key);
   }
   return key;
@@ -38,13 +39,15 @@ export async function signToken(secret: string, claims: Omit<TokenClaims, 'iat'>
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuedAt()
     .setExpirationTime(exp as number)
-    .sign(signingKey(secret));
+    .sign(await signingKey(secret));
 }
 
 /** Verifies signature, algorithm and expiry; anything unreadable is `unauthorized`. */
 export async function verifyToken(secret: string, token: string): Promise<TokenClaims> {
+  // A missing or short secret is the service's fault (500), not the caller's.
+  const key = await signingKey(secret);
   try {
-    const { payload } = await jwtVerify(token, signingKey(secret), { algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
     if (typeof payload.kind !== 'string' || typeof payload.jti !== 'string' || typeof payload.sub !== 'string') {
       throw new ApiError('unauthorized', 'The token is missing required claims.');
     }
