@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { Pagination } from '../../lib/schemas';
 import { JOB_STATUSES } from '../../project/jobs';
+import { boolQuery, statusQuery } from '../jobs/jobs.schemas';
 
 const count = z.number().int().nullable();
 
@@ -36,23 +37,10 @@ export const HealthRun = z
 
 export const HealthRunPage = z.object({ runs: z.array(HealthRun), pagination: Pagination }).openapi('DataHealthRunPage');
 
-const status = z
-  .string()
-  .transform((value, ctx) => {
-    const upper = value.trim().toUpperCase();
-    if (!(JOB_STATUSES as readonly string[]).includes(upper)) {
-      ctx.addIssue({ code: 'custom', message: `status is exactly one of ${JOB_STATUSES.join(', ')}.` });
-      return z.NEVER;
-    }
-    return upper as (typeof JOB_STATUSES)[number];
-  })
-  .optional()
-  .openapi({ param: { name: 'status', in: 'query' }, example: 'FAILED' });
-
 export const HealthRunQuery = z.object({
   subject: z.string().trim().min(1).max(512).optional().openapi({ param: { name: 'subject', in: 'query' }, description: 'Only runs of this subject.' }),
-  status,
-  showDeleted: z.enum(['true', 'false']).default('false').transform((v) => v === 'true').openapi({ param: { name: 'showDeleted', in: 'query' }, description: 'Include runs of deleted surveys.' }),
+  status: statusQuery('FAILED'),
+  showDeleted: boolQuery('showDeleted', 'Include runs of deleted surveys.'),
   limit: z.coerce.number().int().min(1).max(10_000).default(1000).openapi({ param: { name: 'limit', in: 'query' } }),
   sortDir: z.enum(['asc', 'desc']).default('desc').openapi({ param: { name: 'sortDir', in: 'query' } }),
   after: z.uuid().optional().openapi({ param: { name: 'after', in: 'query' }, description: 'A run id (`pagination.lastId`): the runs listed after it.' }),

@@ -33,8 +33,9 @@ export const Job = z
   })
   .openapi('Job');
 
-const bool = (name: string) =>
-  z.enum(['true', 'false']).default('false').transform((v) => v === 'true').openapi({ param: { name, in: 'query' } });
+/** A boolean query parameter: `true` or `false`, false when omitted. */
+export const boolQuery = (name: string, description?: string) =>
+  z.enum(['true', 'false']).default('false').transform((v) => v === 'true').openapi({ param: { name, in: 'query' }, ...(description ? { description } : {}) });
 
 /** `jobType`: comma-separated job types, any case. */
 const jobTypes = z
@@ -51,7 +52,8 @@ const jobTypes = z
   .optional()
   .openapi({ param: { name: 'jobType', in: 'query' }, example: 'INVENTORY_SURVEY,RUNTIME_SURVEY' });
 
-const status = z
+/** `status`: exactly one job status, any case. */
+export const statusQuery = (example: string) => z
   .string()
   .transform((value, ctx) => {
     const upper = value.trim().toUpperCase();
@@ -62,18 +64,18 @@ const status = z
     return upper as (typeof JOB_STATUSES)[number];
   })
   .optional()
-  .openapi({ param: { name: 'status', in: 'query' }, example: 'COMPLETED' });
+  .openapi({ param: { name: 'status', in: 'query' }, example });
 
 export const JobListQuery = z.object({
   jobType: jobTypes,
-  status,
+  status: statusQuery('COMPLETED'),
   limit: z.coerce.number().int().min(1).max(10_000).default(1000).openapi({ param: { name: 'limit', in: 'query' } }),
   sortBy: z.enum(['createdAt']).default('createdAt').openapi({ param: { name: 'sortBy', in: 'query' } }),
   sortDir: z.enum(['asc', 'desc']).default('desc').openapi({ param: { name: 'sortDir', in: 'query' } }),
   after: z.uuid().optional().openapi({ param: { name: 'after', in: 'query' } }),
   before: z.uuid().optional().openapi({ param: { name: 'before', in: 'query' } }),
-  topLevel: bool('topLevel'),
-  showDeleted: bool('showDeleted'),
+  topLevel: boolQuery('topLevel'),
+  showDeleted: boolQuery('showDeleted'),
 });
 
 export const JobPage = z.object({ jobs: z.array(Job), pagination: Pagination }).openapi('JobPage');
