@@ -18,6 +18,7 @@ import * as schema from './schema';
 import { settings } from './schema';
 import * as surveys from './surveys';
 import * as uploads from './uploads';
+import * as bundleList from './bundle-list';
 import * as analysis from './analysis-store';
 import * as health from './health';
 import { resolveRef } from './health-resolve';
@@ -173,8 +174,8 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => uploads.completeUpload(state, input));
   }
 
-  async listBundles(query: uploads.BundleQuery) {
-    return this.rpc((state) => uploads.listBundles(state, query));
+  async listBundles(query: bundleList.BundleQuery) {
+    return this.rpc((state) => bundleList.listBundles(state, query));
   }
 
   // ---- analysis results ----

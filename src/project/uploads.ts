@@ -2,12 +2,13 @@
 // upload for a survey and hand out signed part URLs, record the client's progress, complete and
 // verify the bundle (SHA-256 streamed from R2), queue its analysis, and list bundles. Parts
 // themselves never pass through here: the Worker streams them straight into R2.
-import { and, asc, desc, eq, gt, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { partTokenExpiry, signPartToken } from '../auth/part-token';
-import { ApiError, conflict, invalidParameter, invalidRequest, notFound } from '../lib/errors';
+import { ApiError, conflict, invalidRequest, notFound } from '../lib/errors';
 import { newOrderedId, nowIso } from '../lib/ids';
 import { changeJob, createSurvey, findJob, isFinished, isSurvey, settleSurvey, stepOf, type JobRow } from './jobs';
 import * as health from './health';
+import { sniffMimeType, streamedSha256 } from './blob';
 import type { ProjectState } from './project-object';
 import { bundles, jobs, uploads } from './schema';
 import type { AnalysisMessage } from './surveys';
@@ -246,60 +247,6 @@ async function completeMultipart(state: ProjectState, upload: UploadRow, parts: 
   }
 }
 
-/** The stored object's SHA-256 (hex), streamed through a DigestStream so the bundle is never held in memory. */
-/** Range reads of this size, this many in flight: at most 16 MiB held while verifying. */
-const VERIFY_RANGE_BYTES = 4 * MIB;
-const VERIFY_RANGES_AHEAD = 4;
-
-/**
- * The object's SHA-256, streamed: ranges are read a few at a time ahead of the digest (measured
- * locally: one sequential read of a multipart object is about 1.5x slower), hashed strictly in order.
- */
-async function streamedSha256(bucket: R2Bucket, key: string): Promise<string | null> {
-  const head = await bucket.head(key);
-  if (!head) return null;
-  const digest = new crypto.DigestStream('SHA-256');
-  const writer = digest.getWriter();
-  const read = async (offset: number) => {
-    const part = await bucket.get(key, { range: { offset, length: Math.min(VERIFY_RANGE_BYTES, head.size - offset) } });
-    if (!part) throw new Error(`the object ${key} vanished while it was being verified`);
-    return new Uint8Array(await part.arrayBuffer());
-  };
-  const pending: Promise<Uint8Array>[] = [];
-  let next = 0;
-  const refill = () => {
-    while (pending.length < VERIFY_RANGES_AHEAD && next < head.size) {
-      pending.push(read(next));
-      next += VERIFY_RANGE_BYTES;
-    }
-  };
-  refill();
-  try {
-    while (pending.length) {
-      const bytes = await pending.shift()!;
-      refill();
-      await writer.write(bytes);
-    }
-    await writer.close();
-  } catch (error) {
-    // Settle the reads still in flight before giving up, so none rejects unobserved.
-    await Promise.allSettled(pending);
-    throw error;
-  }
-  return [...new Uint8Array(await digest.digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-/** What kind of file the bundle is, from its first bytes: gzip, zip or JSON (the forms a bundle takes). */
-async function sniffMimeType(bucket: R2Bucket, key: string): Promise<string> {
-  const head = await bucket.get(key, { range: { offset: 0, length: 64 } });
-  const bytes = new Uint8Array(head ? await head.arrayBuffer() : new ArrayBuffer(0));
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return 'application/gzip';
-  if (bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 0x03 || bytes[2] === 0x05)) return 'application/zip';
-  const text = new TextDecoder().decode(bytes).replace(/^\uFEFF/, '').trimStart();
-  if (text.startsWith('{') || text.startsWith('[')) return 'application/json';
-  return 'application/octet-stream';
-}
-
 function failUpload(state: ProjectState, upload: UploadRow, message: string): void {
   const { db } = state;
   db.update(uploads).set({ status: 'failed', completedAt: nowIso() }).where(eq(uploads.uploadId, upload.uploadId)).run();
@@ -321,51 +268,4 @@ function acceptBundle(state: ProjectState, upload: UploadRow, mimeType: string):
     status: 'COMPLETED', message: 'Bundle received and verified (SHA-256).', metadata: { bundleId: upload.bundleId, mimeType },
   });
   state.notify([step, settleSurvey(db, upload.surveyId)]);
-}
-
-export interface BundleQuery {
-  limit: number;
-  after?: string;
-  before?: string;
-}
-
-export interface BundleAnswer {
-  id: string;
-  sha256: string;
-  mime_type: string;
-  comment: string | null;
-  uploaded_at: string;
-  size_bytes: number;
-  survey_id: string;
-}
-
-export interface BundlePage {
-  bundles: BundleAnswer[];
-  pagination: { firstId: string | null; lastId: string | null; hasMore: boolean; total: number };
-}
-
-/** Bundles newest first, keyset-paged by (uploaded_at, id): `after` goes older, `before` newer. */
-export function listBundles(state: ProjectState, query: BundleQuery): BundlePage {
-  const { db } = state;
-  if (query.after && query.before) throw invalidParameter('before', 'Pass after or before, never both.');
-  const total = db.select({ n: sql<number>`count(*)` }).from(bundles).get()!.n;
-  const cursorId = query.after ?? query.before;
-  const older = !query.before;
-  let beyond: SQL | undefined;
-  if (cursorId) {
-    const cursor = db.select({ uploadedAt: bundles.uploadedAt, id: bundles.id }).from(bundles).where(eq(bundles.id, cursorId)).get();
-    if (!cursor) throw invalidParameter(query.after ? 'after' : 'before', 'The cursor names no bundle.');
-    beyond = older
-      ? or(lt(bundles.uploadedAt, cursor.uploadedAt), and(eq(bundles.uploadedAt, cursor.uploadedAt), lt(bundles.id, cursor.id)))
-      : or(gt(bundles.uploadedAt, cursor.uploadedAt), and(eq(bundles.uploadedAt, cursor.uploadedAt), gt(bundles.id, cursor.id)));
-  }
-  const order = older ? [desc(bundles.uploadedAt), desc(bundles.id)] : [asc(bundles.uploadedAt), asc(bundles.id)];
-  const rows = db.select().from(bundles).where(beyond).orderBy(...order).limit(query.limit + 1).all();
-  const hasMore = rows.length > query.limit;
-  const kept = rows.slice(0, query.limit);
-  if (!older) kept.reverse();
-  const answers = kept.map((b) => ({
-    id: b.id, sha256: b.sha256, mime_type: b.mimeType, comment: b.comment, uploaded_at: b.uploadedAt, size_bytes: b.sizeBytes, survey_id: b.surveyId,
-  }));
-  return { bundles: answers, pagination: { firstId: answers[0]?.id ?? null, lastId: answers.at(-1)?.id ?? null, hasMore, total } };
 }

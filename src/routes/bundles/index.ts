@@ -5,7 +5,8 @@ import { controlDb } from '../../control/db';
 import { ApiError } from '../../lib/errors';
 import { createRouter, validationError } from '../../lib/router';
 import { withProject } from '../../project/client';
-import { blobKeyPrefix, type BundlePage, type CompleteUploadAnswer, type InitUploadAnswer } from '../../project/uploads';
+import type { BundlePage } from '../../project/bundle-list';
+import { blobKeyPrefix, type CompleteUploadAnswer, type InitUploadAnswer } from '../../project/uploads';
 import { assertBundleSize, receivePart, recordActivityOnce, runtimeConfig } from './bundles.service';
 import * as routes from './bundles.routes';
 
