@@ -1,5 +1,6 @@
 // Jobs (spec 4.9), the job stream (part 6), step status and regenerate (4.8 rules 2-3), and how the
 // project object's failures reach callers.
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/lib/errors';
 import { JobHub } from '../src/project/events';
@@ -143,6 +144,23 @@ describe('report step status (spec 4.8 rule 2)', () => {
     await expectError(await reportStatus(t, crypto.randomUUID(), { subJobId: s.sub_job_ids.upload, status: 'RUNNING' }), 404, 'not_found');
   });
 
+  it('answers 400 for metadata too large or too deeply nested to store', async () => {
+    const t = await dataTenant();
+    const s = await startSurvey(t);
+    const big = { blob: 'x'.repeat(70 * 1024) };
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    await expectError(await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.upload, status: 'RUNNING', metadata: big }), 400, 'invalid_request');
+    await expectError(await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.upload, status: 'RUNNING', analyzeStats: deep }), 400, 'invalid_request');
+    const tags = await api(`${P(t.projectId)}/survey`, { token: t.pass, body: { jobType: 'INVENTORY_SURVEY', jsonTags: big }, headers: { 'idempotency-key': crypto.randomUUID() } });
+    await expectError(tags, 400, 'invalid_request');
+    // Many reports cannot grow a step past what a row holds.
+    for (let i = 0; i < 4; i++) {
+      expect((await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.upload, status: 'RUNNING', metadata: { [`k${i}`]: 'y'.repeat(60 * 1024) } })).status).toBe(204);
+    }
+    await expectError(await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.upload, status: 'RUNNING', metadata: { k9: 'y'.repeat(60 * 1024) } }), 400, 'invalid_request');
+  });
+
   it('answers 409 conflict when a finished step would change state', async () => {
     const t = await dataTenant();
     const s = await startSurvey(t);
@@ -183,6 +201,9 @@ describe('delete and restore a survey (spec 4.9 rules 5-6, part 3)', () => {
     expect((await json(await api(`${P(t.projectId)}/v1/job/${s.parent_id}`, { token: t.token }))).deleted_at).toBe(deleted.deleted_at);
     const again = await json(await api(`${P(t.projectId)}/v1/survey/${s.parent_id}`, { method: 'DELETE', token: t.token }));
     expect(again.deleted_at).toBe(deleted.deleted_at);
+    // Deleting again changed nothing, so it recorded nothing.
+    const entries = await env.DB.prepare("SELECT count(*) AS n FROM activity WHERE project_id = ? AND action = 'survey.deleted'").bind(t.projectId).first<{ n: number }>();
+    expect(entries!.n).toBe(1);
     const restored = await json(await api(`${P(t.projectId)}/v1/survey/${s.parent_id}/restore`, { method: 'POST', token: t.token }));
     expect(restored.deleted_at).toBeNull();
     expect((await json(await listJobs(t, 'jobType=INVENTORY_SURVEY&topLevel=true'))).pagination.total).toBe(1);

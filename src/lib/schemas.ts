@@ -22,3 +22,26 @@ export const Pagination = z
 
 export const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 export const jsonBody = <T>(schema: T, required = true) => ({ body: { required, content: { 'application/json': { schema } } } });
+
+/** Depth of nesting of a JSON value (a scalar is 0). */
+function jsonDepth(value: unknown, limit: number, depth = 0): number {
+  if (depth > limit || value === null || typeof value !== 'object') return depth;
+  let deepest = depth;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, jsonDepth(child, limit, depth + 1));
+  return deepest;
+}
+
+export const JSON_FIELD_MAX_BYTES = 64 * 1024;
+export const JSON_FIELD_MAX_DEPTH = 32;
+
+/** A free-form JSON object field, bounded in size and nesting so it can be stored and carried. */
+export const boundedJsonObject = () =>
+  z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+    if (jsonDepth(value, JSON_FIELD_MAX_DEPTH) > JSON_FIELD_MAX_DEPTH) {
+      ctx.addIssue({ code: 'custom', message: `nested deeper than ${JSON_FIELD_MAX_DEPTH} levels` });
+      return;
+    }
+    if (new TextEncoder().encode(JSON.stringify(value)).byteLength > JSON_FIELD_MAX_BYTES) {
+      ctx.addIssue({ code: 'custom', message: `larger than ${JSON_FIELD_MAX_BYTES / 1024} KiB as JSON` });
+    }
+  });

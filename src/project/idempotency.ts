@@ -16,16 +16,21 @@ export class Idempotency {
    * repeat with another request body is 409 `conflict`. Failures are not kept: a retry runs again.
    */
   async run<T>(operation: string, key: string, request: unknown, work: () => Promise<T> | T): Promise<T> {
+    return (await this.runOnce(operation, key, request, work)).answer;
+  }
+
+  /** As `run`, also saying whether this call was a repeat (so side records are written once). */
+  async runOnce<T>(operation: string, key: string, request: unknown, work: () => Promise<T> | T): Promise<{ answer: T; replayed: boolean }> {
     const requestHash = JSON.stringify(request ?? null);
     const slot = `${operation}\u0000${key}`;
-    const pending = this.inFlight.get(slot);
-    if (pending) {
+    // Wait out every attempt in flight: after a failed one, only the first waiter runs again.
+    for (let pending = this.inFlight.get(slot); pending; pending = this.inFlight.get(slot)) {
       await pending.catch(() => undefined);
     }
     const stored = this.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.operation, operation), eq(idempotencyKeys.key, key))).get();
     if (stored) {
       if (stored.requestHash !== requestHash) throw new ApiError('conflict', 'This Idempotency-Key was used with a different request.');
-      return (stored.answer as { value: T }).value;
+      return { answer: (stored.answer as { value: T }).value, replayed: true };
     }
     const attempt = (async () => {
       const answer = await work();
@@ -34,7 +39,7 @@ export class Idempotency {
     })();
     this.inFlight.set(slot, attempt);
     try {
-      return await attempt;
+      return { answer: await attempt, replayed: false };
     } finally {
       if (this.inFlight.get(slot) === attempt) this.inFlight.delete(slot);
     }

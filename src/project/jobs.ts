@@ -122,7 +122,7 @@ export function createSurvey(db: ProjectDb, input: NewSurvey): { survey: JobRow;
     id: newOrderedId(), type: input.jobType, status: 'PENDING', progress: 0, message: null, createdAt: now,
     startedAt: null, finishedAt: null, metadata: input.metadata ?? {}, parentId: null, stepType: null, stepLabel: null,
     tag: input.tag ?? null, target: input.target ?? null, notes: input.notes ?? null, jsonTags: input.jsonTags ?? null,
-    deletedAt: null, supersedes: input.supersedes ?? null, failureClass: null, seq: 1,
+    deletedAt: null, supersedes: input.supersedes ?? null, failureClass: null, seq: 1, updatedAt: now,
   };
   // A step's type is one of the specification's job types: UPLOAD for the upload, the survey's own
   // type for its analysis (there is no ANALYZE job type); `step_type` tells them apart.
@@ -141,7 +141,7 @@ export function createJob(db: ProjectDb, type: JobType, input: { status?: JobSta
     id: newOrderedId(), type, status: input.status ?? 'PENDING', progress: 0, message: input.message ?? null, createdAt: now,
     startedAt: input.status === 'RUNNING' ? now : null, finishedAt: null, metadata: input.metadata ?? {}, parentId: null,
     stepType: null, stepLabel: null, tag: null, target: null, notes: null, jsonTags: null, deletedAt: null, supersedes: null,
-    failureClass: null, seq: 1,
+    failureClass: null, seq: 1, updatedAt: now,
   };
   db.insert(jobs).values(row).run();
   return row;
@@ -154,6 +154,9 @@ export interface JobChange {
   metadata?: JsonObject;
   failureClass?: string | null;
 }
+
+/** A job's merged metadata stays under this (a Durable Object row holds at most 2 MB). */
+export const JOB_METADATA_MAX_CHARS = 256 * 1024;
 
 const ALLOWED: Record<string, readonly string[]> = {
   PENDING: ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'SKIPPED'],
@@ -170,16 +173,22 @@ export function changeJob(db: ProjectDb, row: JobRow, change: JobChange): JobRow
   }
   const now = nowIso();
   const status = change.status ?? row.status;
+  const metadata = change.metadata ? { ...row.metadata, ...change.metadata } : row.metadata;
+  // Merged reports must stay storable: a job row is bounded, whatever the number of reports.
+  if (change.metadata && JSON.stringify(metadata).length > JOB_METADATA_MAX_CHARS) {
+    throw new ApiError('invalid_request', `The job's metadata would grow past ${JOB_METADATA_MAX_CHARS / 1024} KiB; send less.`);
+  }
   const next: JobRow = {
     ...row,
     status,
     progress: status === 'COMPLETED' ? 100 : Math.max(row.progress, change.progress ?? row.progress),
     message: change.message !== undefined ? change.message : row.message,
-    metadata: change.metadata ? { ...row.metadata, ...change.metadata } : row.metadata,
+    metadata,
     failureClass: change.failureClass !== undefined ? change.failureClass : row.failureClass,
     startedAt: row.startedAt ?? (status !== 'PENDING' && status !== 'SKIPPED' ? now : null),
     finishedAt: isFinished(status) ? (row.finishedAt ?? now) : null,
     seq: row.seq + 1,
+    updatedAt: now,
   };
   db.update(jobs).set(next).where(eq(jobs.id, row.id)).run();
   return next;

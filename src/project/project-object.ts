@@ -17,6 +17,7 @@ import migrations from './migrations/migrations';
 import * as schema from './schema';
 import { settings } from './schema';
 import * as surveys from './surveys';
+import { ABANDONED_AFTER_MS, sweepAbandoned } from './sweep';
 import * as uploads from './uploads';
 import * as bundleList from './bundle-list';
 import * as analysis from './analysis-store';
@@ -103,12 +104,23 @@ export class ProjectObject extends DurableObject<Env> {
     return job.id;
   }
 
+  /** The alarm finishes the start-up, then sweeps abandoned surveys and rings again for the next. */
   override async alarm(): Promise<void> {
     const jobId = this.setting('startupJobId');
-    if (!jobId || this.setting('readyAt')) return;
-    this.db.insert(settings).values({ key: 'readyAt', value: new Date().toISOString() }).onConflictDoNothing().run();
-    const done = changeJob(this.db, findJob(this.db, jobId)!, { status: 'COMPLETED', message: 'The project\'s storage is ready.' });
-    this.notify([done]);
+    if (!jobId) return;
+    if (!this.setting('readyAt')) {
+      this.db.insert(settings).values({ key: 'readyAt', value: new Date().toISOString() }).onConflictDoNothing().run();
+      const done = changeJob(this.db, findJob(this.db, jobId)!, { status: 'COMPLETED', message: 'The project\'s storage is ready.' });
+      this.notify([done]);
+    }
+    const next = await sweepAbandoned(this.state());
+    if (next !== null) await this.ctx.storage.setAlarm(next);
+  }
+
+  /** Rings the alarm no later than `at` (the sweep of surveys that may be abandoned by then). */
+  private async sweepBy(at = Date.now() + ABANDONED_AFTER_MS): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
   /** Whether the storage is set up (for tests and health checks). */
@@ -119,7 +131,11 @@ export class ProjectObject extends DurableObject<Env> {
   // ---- surveys and jobs (spec 4.8, 4.9) ----
 
   async startSurvey(input: surveys.StartSurveyInput) {
-    return this.rpc((state) => surveys.startSurvey(state, input));
+    return this.rpc(async (state) => {
+      const answer = await surveys.startSurvey(state, input);
+      await this.sweepBy();
+      return answer;
+    });
   }
 
   async reportStepStatus(input: surveys.StepStatusInput) {
@@ -127,7 +143,11 @@ export class ProjectObject extends DurableObject<Env> {
   }
 
   async regenerateSurvey(input: surveys.RegenerateInput) {
-    return this.rpc((state) => surveys.regenerateSurvey(state, input));
+    return this.rpc(async (state) => {
+      const answer = await surveys.regenerateSurvey(state, input);
+      await this.sweepBy();
+      return answer;
+    });
   }
 
   async getJob(jobId: string) {
@@ -163,7 +183,11 @@ export class ProjectObject extends DurableObject<Env> {
   // ---- uploads (spec 4.7) ----
 
   async initUpload(input: uploads.InitUploadInput) {
-    return this.rpc((state) => uploads.initUpload(state, input));
+    return this.rpc(async (state) => {
+      const answer = await uploads.initUpload(state, input);
+      await this.sweepBy();
+      return answer;
+    });
   }
 
   async reportUploadProgress(input: uploads.ProgressInput) {

@@ -28,6 +28,8 @@ export const jobs = sqliteTable('jobs', {
   supersedes: text('supersedes'),
   failureClass: text('failure_class'),
   seq: integer('seq').notNull().default(0),
+  /** The last change of any kind (status, progress, message, metadata): how stale sweeps tell abandoned work. */
+  updatedAt: text('updated_at'),
 }, (t) => [
   index('jobs_created').on(t.createdAt, t.id),
   index('jobs_parent').on(t.parentId),

@@ -2,7 +2,7 @@
 // read, list with cursors, delete and restore.
 import type { JsonObject } from '../lib/json';
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import { invalidParameter, invalidRequest, notFound } from '../lib/errors';
+import { ApiError, invalidParameter, invalidRequest, notFound } from '../lib/errors';
 import {
   changeJob, createSurvey, isSurvey, jobAnswer, jobWithSteps, requireJob, requireSurvey, settleSurvey,
   skipSurvey, stepOf, stepsOf, type JobAnswer, type JobRow, type JobStatus, type SurveyType,
@@ -98,13 +98,19 @@ export interface RegenerateAnswer extends StartSurveyAnswer {
   supersedes: string;
 }
 
+/** What the route answers, and whether this call made it (a repeat records no activity). */
+export interface Changed<T> {
+  answer: T;
+  changed: boolean;
+}
+
 /**
  * A new survey over the upload the old one already has: the old survey and its unfinished steps
  * become SKIPPED. With `skipAnalyze` the analysis is not repeated (only reports are produced again).
  */
-export async function regenerateSurvey(state: ProjectState, input: RegenerateInput): Promise<RegenerateAnswer> {
+export async function regenerateSurvey(state: ProjectState, input: RegenerateInput): Promise<Changed<RegenerateAnswer>> {
   const { idempotencyKey, ...request } = input;
-  return state.idempotency.run('survey.regenerate', idempotencyKey, request, async () => {
+  const { answer, replayed } = await state.idempotency.runOnce('survey.regenerate', idempotencyKey, request, async () => {
     const old = requireSurvey(state.db, request.surveyId);
     // The survey's own upload, or (for a regenerated survey) the upload it reused.
     const bundleId = typeof old.metadata.bundleId === 'string' ? old.metadata.bundleId : undefined;
@@ -124,11 +130,20 @@ export async function regenerateSurvey(state: ProjectState, input: RegenerateInp
       ? changeJob(state.db, analyze, { status: 'SKIPPED', message: `Analysis reused from survey ${old.id}.` })
       : analyze;
     if (!request.skipAnalyze) {
-      await state.env.ANALYSIS_QUEUE.send({ projectId: state.projectId, surveyId: survey.id, bundleId: bundle.id, blobKey: bundle.blobKey } satisfies AnalysisMessage);
+      try {
+        await state.env.ANALYSIS_QUEUE.send({ projectId: state.projectId, surveyId: survey.id, bundleId: bundle.id, blobKey: bundle.blobKey } satisfies AnalysisMessage);
+      } catch (error) {
+        // Nothing would ever analyse it: fail the new survey now rather than leave it PENDING.
+        const failed = changeJob(state.db, analyzed, { status: 'FAILED', failureClass: 'internal', message: 'The analysis could not be queued; regenerate again.' });
+        state.notify([...skipped, upload, failed, settleSurvey(state.db, survey.id)]);
+        console.error(JSON.stringify({ level: 'error', message: 'analysis queue send failed', surveyId: survey.id, error: String(error) }));
+        throw new ApiError('try_again', 'The analysis could not be queued; retry in a few seconds.', { headers: { 'Retry-After': '5' } });
+      }
     }
     state.notify([...skipped, upload, analyzed, ...steps, settleSurvey(state.db, survey.id) ?? survey]);
     return { parent_id: survey.id, supersedes: old.id, submission_timestamp: survey.createdAt, sub_job_ids: subJobIds(steps) };
   });
+  return { answer, changed: !replayed };
 }
 
 export interface JobQuery {
@@ -189,27 +204,19 @@ function surveyForDeletion(state: ProjectState, jobId: string): JobRow {
   return row;
 }
 
-/** Hides a survey (and its steps) from the default job list; deleting it again changes nothing. */
-export function deleteSurvey(state: ProjectState, jobId: string): JobAnswer {
+/** Sets or clears a survey's `deleted_at`; doing what is already done changes nothing. */
+function setDeleted(state: ProjectState, jobId: string, deleted: boolean): Changed<JobAnswer> {
   const row = surveyForDeletion(state, jobId);
-  if (!row.deletedAt) {
-    const deletedAt = new Date().toISOString();
-    state.db.update(jobs).set({ deletedAt, seq: row.seq + 1 }).where(eq(jobs.id, row.id)).run();
-    const updated = { ...row, deletedAt, seq: row.seq + 1 };
-    state.notify([updated]);
-    return jobWithSteps(state.db, updated);
-  }
-  return jobWithSteps(state.db, row);
+  if (Boolean(row.deletedAt) === deleted) return { answer: jobWithSteps(state.db, row), changed: false };
+  const deletedAt = deleted ? new Date().toISOString() : null;
+  state.db.update(jobs).set({ deletedAt, seq: row.seq + 1 }).where(eq(jobs.id, row.id)).run();
+  const updated = { ...row, deletedAt, seq: row.seq + 1 };
+  state.notify([updated]);
+  return { answer: jobWithSteps(state.db, updated), changed: true };
 }
 
-export function restoreSurvey(state: ProjectState, jobId: string): JobAnswer {
-  const row = surveyForDeletion(state, jobId);
-  if (row.deletedAt) {
-    state.db.update(jobs).set({ deletedAt: null, seq: row.seq + 1 }).where(eq(jobs.id, row.id)).run();
-    const updated = { ...row, deletedAt: null, seq: row.seq + 1 };
-    state.notify([updated]);
-    return jobWithSteps(state.db, updated);
-  }
-  return jobWithSteps(state.db, row);
-}
+/** Hides a survey (and its steps) from the default job list; deleting it again changes nothing. */
+export const deleteSurvey = (state: ProjectState, jobId: string) => setDeleted(state, jobId, true);
+
+export const restoreSurvey = (state: ProjectState, jobId: string) => setDeleted(state, jobId, false);
 

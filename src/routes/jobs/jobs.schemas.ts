@@ -41,7 +41,7 @@ export const boolQuery = (name: string, description?: string) =>
 const jobTypes = z
   .string()
   .transform((value, ctx) => {
-    const types = value.split(',').map((t) => t.trim().toUpperCase()).filter(Boolean);
+    const types = [...new Set(value.split(',').map((t) => t.trim().toUpperCase()).filter(Boolean))];
     const unknown = types.find((t) => !(JOB_TYPES as readonly string[]).includes(t));
     if (unknown || !types.length) {
       ctx.addIssue({ code: 'custom', message: `Unknown job type ${unknown ?? '(empty)'}; one of ${JOB_TYPES.join(', ')}.` });

@@ -5,7 +5,7 @@ import { ApiError } from '../../lib/errors';
 import { createRouter } from '../../lib/router';
 import { withProject } from '../../project/client';
 import type { JobAnswer } from '../../project/jobs';
-import type { RegenerateAnswer, StartSurveyAnswer } from '../../project/surveys';
+import type { Changed, RegenerateAnswer, StartSurveyAnswer } from '../../project/surveys';
 import { acceptsEventStream } from '../jobs';
 import * as routes from './surveys.routes';
 
@@ -34,23 +34,25 @@ export const surveysRouter = createRouter()
     // No body at all means "reports only"; `{}` repeats the analysis too (spec 4.8 rule 3).
     const hasBody = Boolean(c.req.header('content-type'));
     const skipAnalyze = hasBody ? (c.req.valid('json').skipAnalyze ?? false) : true;
-    const answer = await withProject<RegenerateAnswer>(c.env, projectId, (stub) =>
+    const { answer, changed } = await withProject<Changed<RegenerateAnswer>>(c.env, projectId, (stub) =>
       stub.regenerateSurvey({ idempotencyKey: c.req.valid('header')['idempotency-key'], surveyId, skipAnalyze }));
-    await recordActivity(controlDb(c.env.DB), {
-      orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.regenerated',
-      data: { surveyId: answer.parent_id, supersedes: answer.supersedes, skipAnalyze }, traceId: c.var.requestId,
-    });
+    if (changed) {
+      await recordActivity(controlDb(c.env.DB), {
+        orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.regenerated',
+        data: { surveyId: answer.parent_id, supersedes: answer.supersedes, skipAnalyze }, traceId: c.var.requestId,
+      });
+    }
     return c.json(answer, 201);
   })
   .openapi(routes.deleteSurvey, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
-    const job = await withProject<JobAnswer>(c.env, projectId, (stub) => stub.deleteSurvey(jobId));
-    await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.deleted', data: { surveyId: jobId }, traceId: c.var.requestId });
-    return c.json(job, 200);
+    const { answer, changed } = await withProject<Changed<JobAnswer>>(c.env, projectId, (stub) => stub.deleteSurvey(jobId));
+    if (changed) await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.deleted', data: { surveyId: jobId }, traceId: c.var.requestId });
+    return c.json(answer, 200);
   })
   .openapi(routes.restoreSurvey, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
-    const job = await withProject<JobAnswer>(c.env, projectId, (stub) => stub.restoreSurvey(jobId));
-    await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.restored', data: { surveyId: jobId }, traceId: c.var.requestId });
-    return c.json(job, 200);
+    const { answer, changed } = await withProject<Changed<JobAnswer>>(c.env, projectId, (stub) => stub.restoreSurvey(jobId));
+    if (changed) await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.restored', data: { surveyId: jobId }, traceId: c.var.requestId });
+    return c.json(answer, 200);
   });

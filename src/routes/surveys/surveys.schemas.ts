@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { uuidParam } from '../../lib/schemas';
+import { boundedJsonObject, uuidParam } from '../../lib/schemas';
 import { JOB_STATUSES, SURVEY_TYPES } from '../../project/jobs';
 
 export const IdempotencyKeyHeader = z.object({
@@ -13,7 +13,7 @@ export const StartSurveyRequest = z
   .object({
     jobType: z.enum(SURVEY_TYPES),
     tag: z.string().max(255).optional().openapi({ description: 'A label for the run, e.g. a release or branch.' }),
-    jsonTags: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Free-form JSON tags; `ci_run_id` names the CI run (data health).' }),
+    jsonTags: boundedJsonObject().optional().openapi({ description: 'Free-form JSON tags; `ci_run_id` names the CI run (data health).' }),
     target: z.string().min(1).max(255).optional().openapi({ description: 'The subject the bundle is about (overrides the manifest and the BOM).' }),
     notes: z.string().max(10_000).optional(),
   })
@@ -33,8 +33,8 @@ export const StepStatusRequest = z
     status: z.enum(JOB_STATUSES),
     progress: z.number().int().min(0).max(100).optional(),
     message: z.string().max(10_000).nullable().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-    analyzeStats: z.record(z.string(), z.unknown()).optional(),
+    metadata: boundedJsonObject().optional(),
+    analyzeStats: boundedJsonObject().optional(),
   })
   .openapi('StepStatusRequest');
 

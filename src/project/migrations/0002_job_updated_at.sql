@@ -1,0 +1,1 @@
+ALTER TABLE `jobs` ADD `updated_at` text;
