@@ -47,6 +47,28 @@ beforeAll(async () => {
   tenant = await newTenant('teams');
 });
 
+describe('large lists (D1 binds at most 100 parameters a statement)', () => {
+  it('creates a team with 120 projects and replaces them, never a 500', async () => {
+    const fresh = await newTenant();
+    const ids: string[] = [];
+    for (let i = 0; i < 120; i++) ids.push(await addProject(fresh));
+    const created = await api(`${O(fresh)}/team`, { token: fresh.token, body: { name: 'Wide', projectIds: ids } });
+    expect(created.status).toBe(201);
+    const team = await json(created);
+    expect(team.projects).toHaveLength(120);
+    const replaced = await api(`${O(fresh)}/team/${team.id}/project`, { method: 'PUT', token: fresh.token, body: { projectIds: ids.slice(0, 101) } });
+    expect(replaced.status).toBe(200);
+    expect((await json(replaced)).projects).toHaveLength(101);
+    await expectError(await api(`${O(fresh)}/team`, { token: fresh.token, body: { name: 'Ghosts', projectIds: Array.from({ length: 150 }, () => crypto.randomUUID()) } }), 400, 'invalid_request');
+  });
+
+  it('answers 404 (not 500) for an invite naming 100 unknown teams', async () => {
+    const fresh = await newTenant();
+    const res = await api(`${O(fresh)}/invite`, { token: fresh.token, body: { email: 'many@example.test', teamIds: Array.from({ length: 100 }, () => crypto.randomUUID()) } });
+    await expectError(res, 404, 'not_found');
+  });
+});
+
 describe('team list and full team (spec part 2, ARCHITECTURE section 4)', () => {
   it('lists the built-in teams of a new organization in the list shape', async () => {
     const fresh = await newTenant();

@@ -1,12 +1,12 @@
 // Roles (spec 4.4, ARCHITECTURE section 3): the built-in Admin, Member and Viewer (org_id null,
 // shared by every organization) and each organization's own roles. The `roles` table has no unique
 // index on names, so creating and renaming decide "name taken" inside the write statement itself.
-import { and, count, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, or, sql } from 'drizzle-orm';
 import { ALL_PERMISSIONS, isPermission, type Permission } from '../auth/permissions';
 import { activityRow, type Actor } from './activity';
 import { ApiError, conflict, invalidRequest, notFound } from '../lib/errors';
 import { newId, nowIso } from '../lib/ids';
-import type { ControlDb } from './db';
+import { inJsonList, type ControlDb } from './db';
 import { roles, teamRoles } from './schema';
 
 export const ROLE_NAME_MAX = 255;
@@ -59,7 +59,7 @@ export async function requireRole(db: ControlDb, orgId: string, roleId: string):
 export async function resolveRoleIds(db: ControlDb, orgId: string, roleIds: readonly string[]): Promise<string[]> {
   const ids = [...new Set(roleIds.map((id) => id.toLowerCase()))];
   if (!ids.length) return [];
-  const found = new Set((await db.select({ id: roles.id }).from(roles).where(and(inArray(roles.id, ids), availableTo(orgId)))).map((r) => r.id));
+  const found = new Set((await db.select({ id: roles.id }).from(roles).where(and(inJsonList(roles.id, ids), availableTo(orgId)))).map((r) => r.id));
   const missing = ids.find((id) => !found.has(id));
   if (missing) throw invalidRequest(`Role ${missing} does not exist in this organization.`);
   return ids;

@@ -3,7 +3,7 @@
 import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { invalidRequest, notFound } from '../lib/errors';
-import type { ControlDb } from './db';
+import { inJsonList, type ControlDb } from './db';
 import { roleAnswer, roleOrder, type RoleAnswer } from './roles';
 import { orgMembers, projects, roles, teamMembers, teamProjects, teamRoles, teams, users } from './schema';
 
@@ -129,7 +129,7 @@ export async function resolveProjectIds(db: ControlDb, orgId: string, projectIds
   const ids = [...new Set(projectIds.map((id) => id.toLowerCase()))];
   if (!ids.length) return [];
   const found = await db.select({ id: projects.id }).from(projects)
-    .where(and(inArray(projects.id, ids), eq(projects.orgId, orgId), isNull(projects.deletedAt)));
+    .where(and(inJsonList(projects.id, ids), eq(projects.orgId, orgId), isNull(projects.deletedAt)));
   const known = new Set(found.map((p) => p.id));
   const missing = ids.find((id) => !known.has(id));
   if (missing) throw invalidRequest(`Project ${missing} does not exist in this organization.`);

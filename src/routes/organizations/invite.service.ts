@@ -1,11 +1,11 @@
 // Invitations (spec 4.5 rule 5): a new person joins in the given teams, an active member is added
 // to the given teams they are not in, a former member comes back into their former teams. Each
 // gets a sign-in link worded as an invitation.
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { permissionsGrantedByTeams, permissionsHeldAnywhere, reachableProjectIds } from '../../auth/access';
 import { createSignInLink, sendInvitationEmail } from '../../auth/sign-in';
 import { activityInsert, type Actor } from '../../control/activity';
-import type { ControlDb } from '../../control/db';
+import { chunks, inJsonList, type ControlDb } from '../../control/db';
 import { findActiveProject } from '../../control/members';
 import { getOrganization } from '../../control/organizations';
 import { orgMembers, teamMembers, teams, users } from '../../control/schema';
@@ -50,7 +50,7 @@ export async function invite(db: ControlDb, env: Env, input: InviteInput): Promi
   const project = input.projectId ? await findActiveProject(db, org.id, input.projectId) : undefined;
   if (!project) throw notFound('No active project with this id exists in the organization.');
   const teamIds = [...new Set(input.teamIds)];
-  const found = await db.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, org.id), inArray(teams.id, teamIds)));
+  const found = await db.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, org.id), inJsonList(teams.id, teamIds)));
   const missing = teamIds.find((id) => !found.some((t) => t.id === id));
   if (missing) throw notFound(`No team ${missing} exists in the organization.`);
 
@@ -60,7 +60,7 @@ export async function invite(db: ControlDb, env: Env, input: InviteInput): Promi
   const now = nowIso();
   const log = (action: 'organization.member.invited' | 'organization.member.restored', data: Record<string, unknown>) =>
     activityInsert(db, { orgId: org.id, projectId: null, actor: input.actor, action, data: { userId: user.id, email, ...data }, traceId: input.traceId });
-  const joinTeams = (ids: string[]) => db.insert(teamMembers).values(ids.map((teamId) => ({ teamId, userId: user.id, addedAt: now }))).onConflictDoNothing();
+  const joinTeams = (ids: string[]) => chunks(ids).map((part) => db.insert(teamMembers).values(part.map((teamId) => ({ teamId, userId: user.id, addedAt: now }))).onConflictDoNothing());
 
   let kind: InviteCase;
   let message: string;
@@ -69,18 +69,18 @@ export async function invite(db: ControlDb, env: Env, input: InviteInput): Promi
     await assertNoEscalation(db, org.id, input.actor.userId, teamIds);
     await db.batch([
       db.insert(orgMembers).values({ orgId: org.id, userId: user.id, joinedAt: now }).onConflictDoNothing(),
-      joinTeams(teamIds),
+      ...joinTeams(teamIds),
       log('organization.member.invited', { teamIds, projectId: project.id }),
     ]);
     message = `${email} was invited to ${org.name}.`;
   } else if (!membership.removedAt) {
     kind = 'already_exists';
-    const current = await db.select({ id: teamMembers.teamId }).from(teamMembers).where(and(eq(teamMembers.userId, user.id), inArray(teamMembers.teamId, teamIds)));
+    const current = await db.select({ id: teamMembers.teamId }).from(teamMembers).where(and(eq(teamMembers.userId, user.id), inJsonList(teamMembers.teamId, teamIds)));
     const added = teamIds.filter((id) => !current.some((t) => t.id === id));
     await assertNoEscalation(db, org.id, input.actor.userId, added);
     await db.batch([
       log('organization.member.invited', { status: kind, addedTeamIds: added, projectId: project.id }),
-      ...(added.length ? [joinTeams(added)] : []),
+      ...joinTeams(added),
     ]);
     message = added.length
       ? `${email} is already a member of ${org.name}; added to ${added.length} more team${added.length === 1 ? '' : 's'}.`
@@ -90,12 +90,12 @@ export async function invite(db: ControlDb, env: Env, input: InviteInput): Promi
     // A former member returns to the teams they were in that still exist; `teamIds` is not applied.
     const former = membership.formerTeamIds ?? [];
     const restored = former.length
-      ? (await db.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, org.id), inArray(teams.id, former)))).map((t) => t.id)
+      ? (await db.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, org.id), inJsonList(teams.id, former)))).map((t) => t.id)
       : [];
     await assertNoEscalation(db, org.id, input.actor.userId, restored);
     await db.batch([
       db.update(orgMembers).set({ removedAt: null, formerTeamIds: null }).where(and(eq(orgMembers.orgId, org.id), eq(orgMembers.userId, user.id))),
-      ...(restored.length ? [joinTeams(restored)] : []),
+      ...joinTeams(restored),
       log('organization.member.restored', { teamIds: restored, projectId: project.id }),
     ]);
     message = `${email} is a member of ${org.name} again, in their former teams.`;

@@ -1,7 +1,7 @@
 // Changes to teams (spec 4.3 rules 1 to 11): each one atomic, with its activity entry in the same batch.
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { activityInsert, type ActivityAction, type Actor } from '../../control/activity';
-import type { ControlDb } from '../../control/db';
+import { chunks, type ControlDb } from '../../control/db';
 import { resolveRoleIds } from '../../control/roles';
 import { findActiveProject, findMember } from '../../control/members';
 import { teamMembers, teamProjects, teamRoles, teams } from '../../control/schema';
@@ -67,8 +67,8 @@ export async function createTeam(
   const team = { id: newId(), orgId: caller.orgId, name: input.name, builtIn: false, allProjects, createdAt: nowIso() };
   await writeNamed(db, input.name, [
     db.insert(teams).values(team),
-    ...(roleIds.length ? [db.insert(teamRoles).values(roleIds.map((roleId) => ({ teamId: team.id, roleId })))] : []),
-    ...(projectIds.length ? [db.insert(teamProjects).values(projectIds.map((projectId) => ({ teamId: team.id, projectId })))] : []),
+    ...chunks(roleIds).map((part) => db.insert(teamRoles).values(part.map((roleId) => ({ teamId: team.id, roleId })))),
+    ...chunks(projectIds).map((part) => db.insert(teamProjects).values(part.map((projectId) => ({ teamId: team.id, projectId })))),
     entry(db, caller, team, 'team.created', { allProjects, projectIds, roleIds }),
   ]);
   return fullTeam(db, team);
@@ -112,7 +112,7 @@ export async function addProjects(db: ControlDb, caller: Caller, team: TeamRow, 
   const assigned = new Set(await assignedProjectIds(db, team.id));
   const added = ids.filter((id) => !assigned.has(id));
   await runBatch(db, [
-    ...(added.length ? [db.insert(teamProjects).values(added.map((projectId) => ({ teamId: team.id, projectId }))).onConflictDoNothing()] : []),
+    ...chunks(added).map((part) => db.insert(teamProjects).values(part.map((projectId) => ({ teamId: team.id, projectId }))).onConflictDoNothing()),
     entry(db, caller, team, 'team.project.added', { projectIds: added }),
   ]);
   return fullTeam(db, team);
@@ -125,7 +125,7 @@ export async function replaceProjects(db: ControlDb, caller: Caller, team: TeamR
   const before = await assignedProjectIds(db, team.id);
   await runBatch(db, [
     db.delete(teamProjects).where(eq(teamProjects.teamId, team.id)),
-    ...(ids.length ? [db.insert(teamProjects).values(ids.map((projectId) => ({ teamId: team.id, projectId })))] : []),
+    ...chunks(ids).map((part) => db.insert(teamProjects).values(part.map((projectId) => ({ teamId: team.id, projectId })))),
     entry(db, caller, team, 'team.projects.replaced', {
       projectIds: ids, added: ids.filter((id) => !before.includes(id)), removed: before.filter((id) => !ids.includes(id)),
     }),
@@ -155,7 +155,7 @@ export async function addRoles(db: ControlDb, caller: Caller, team: TeamRow, req
   const held = new Set(await heldRoleIds(db, team.id));
   const added = ids.filter((id) => !held.has(id));
   await runBatch(db, [
-    ...(added.length ? [db.insert(teamRoles).values(added.map((roleId) => ({ teamId: team.id, roleId }))).onConflictDoNothing()] : []),
+    ...chunks(added).map((part) => db.insert(teamRoles).values(part.map((roleId) => ({ teamId: team.id, roleId }))).onConflictDoNothing()),
     entry(db, caller, team, 'team.role.added', { roleIds: added }),
   ]);
   return fullTeam(db, team);
@@ -168,7 +168,7 @@ export async function replaceRoles(db: ControlDb, caller: Caller, team: TeamRow,
   const before = await heldRoleIds(db, team.id);
   await runBatch(db, [
     db.delete(teamRoles).where(eq(teamRoles.teamId, team.id)),
-    ...(ids.length ? [db.insert(teamRoles).values(ids.map((roleId) => ({ teamId: team.id, roleId })))] : []),
+    ...chunks(ids).map((part) => db.insert(teamRoles).values(part.map((roleId) => ({ teamId: team.id, roleId })))),
     entry(db, caller, team, 'team.roles.replaced', {
       roleIds: ids, added: ids.filter((id) => !before.includes(id)), removed: before.filter((id) => !ids.includes(id)),
     }),
