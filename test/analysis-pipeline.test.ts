@@ -119,6 +119,23 @@ describe('analysing a bundle', () => {
   });
 });
 
+describe('concurrent analyses of one subject', () => {
+  it('an older survey finishing after a newer one completes without putting its older contents back', async () => {
+    const t = await dataTenant();
+    const older = await startSurvey(t);
+    const newer = await startSurvey(t);
+    const olderMessage = await uploaded(t, older, sbom('app', [['old-only', '1.0.0']]));
+    const newerMessage = await uploaded(t, newer, sbom('app', [['new-only', '2.0.0'], ['shared', '1.0.0']]));
+    await deliver(newerMessage);
+    await deliver(olderMessage);
+    const items = (await contentsOf(t.projectId, 'app')).items;
+    expect(items.map((i) => i.name).sort()).toEqual(['new-only', 'shared']);
+    const olderJob = await getJob(t, older.surveyId);
+    expect(olderJob.status).toBe('COMPLETED');
+    expect(analyzeStep(olderJob).metadata.supersededBy).toBe(newer.surveyId);
+  });
+});
+
 describe('failure classes surface on the analyze step and the survey', () => {
   const failsWith = async (data: Uint8Array | string, failureClass: string, message: RegExp, body: Record<string, unknown> = {}) => {
     const t = await dataTenant();

@@ -159,19 +159,28 @@ export function finishAnalysis(state: ProjectState, result: AnalysisResult): { c
   const changed = state.db.transaction(() => {
     const counts = stagedCounts(state, survey.id);
     const kinds = CONTENT_KINDS.filter((kind) => (OWNED_KINDS[survey.type] ?? []).includes(kind) || counts[kind] > 0);
-    state.db.delete(contents).where(and(eq(contents.subject, result.subject), inArray(contents.kind, kinds))).run();
-    state.db.run(sql`INSERT INTO contents (subject, kind, key, survey_id, purl, name, version, data)
-      SELECT ${result.subject}, kind, key, survey_id, purl, name, version, data FROM contents_staging WHERE survey_id = ${survey.id}`);
+    // Survey ids are time-ordered: an older survey finishing after a newer one of the same subject
+    // (analyses run concurrently) must not put its older contents back.
+    const holder = state.db.select({ id: sql<string | null>`max(${contents.surveyId})` }).from(contents)
+      .where(and(eq(contents.subject, result.subject), inArray(contents.kind, kinds))).get()?.id;
+    const superseded = holder !== null && holder !== undefined && holder > survey.id;
+    if (!superseded) {
+      state.db.delete(contents).where(and(eq(contents.subject, result.subject), inArray(contents.kind, kinds))).run();
+      state.db.run(sql`INSERT INTO contents (subject, kind, key, survey_id, purl, name, version, data)
+        SELECT ${result.subject}, kind, key, survey_id, purl, name, version, data FROM contents_staging WHERE survey_id = ${survey.id}`);
+      state.db.insert(subjects).values({ name: result.subject, firstSeen: now, lastSeen: now, latestSurveyId: survey.id })
+        .onConflictDoUpdate({ target: subjects.name, set: { lastSeen: now, latestSurveyId: survey.id } }).run();
+    }
     state.db.delete(contentsStaging).where(eq(contentsStaging.surveyId, survey.id)).run();
-    state.db.insert(subjects).values({ name: result.subject, firstSeen: now, lastSeen: now, latestSurveyId: survey.id })
-      .onConflictDoUpdate({ target: subjects.name, set: { lastSeen: now, latestSurveyId: survey.id } }).run();
     health.runCompleted(state, survey, {
       subject: result.subject, counts, partial: result.partial, tag: result.manifestTag, ciRunId: result.manifestCiRunId,
     });
     const stored = { components: counts.component, cryptoAssets: counts.crypto_asset, observations: counts.observation };
     const done = changeJob(state.db, step, {
-      status: 'COMPLETED', message: `Analysed ${result.subject}: ${stored.components} components, ${stored.cryptoAssets} crypto assets, ${stored.observations} runtime observations.`,
-      metadata: { ...result.metadata, subject: result.subject, stored },
+      status: 'COMPLETED',
+      message: `Analysed ${result.subject}: ${stored.components} components, ${stored.cryptoAssets} crypto assets, ${stored.observations} runtime observations.`
+        + (superseded ? ` The subject's contents come from the newer survey ${holder}, which finished first.` : ''),
+      metadata: { ...result.metadata, subject: result.subject, stored, ...(superseded ? { supersededBy: holder } : {}) },
     });
     const labelled = changeJob(state.db, findJob(state.db, survey.id)!, { metadata: { subject: result.subject } });
     return [done, settleSurvey(state.db, survey.id) ?? labelled];
