@@ -23,3 +23,15 @@ export function chunks<T>(items: readonly T[], size = ROWS_PER_INSERT): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
+
+/**
+ * Whether a write failed on a UNIQUE or PRIMARY KEY constraint (a concurrent writer got there
+ * first), optionally on the one whose message matches `detail`; drizzle wraps D1's error in `cause`.
+ */
+export function isUniqueViolation(error: unknown, detail?: RegExp): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const message = String((e as Error).message ?? e);
+    if (/UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(message) && (!detail || detail.test(message))) return true;
+  }
+  return false;
+}

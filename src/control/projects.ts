@@ -8,7 +8,7 @@ import type { Env } from '../env';
 import { ApiError, invalidRequest, notFound } from '../lib/errors';
 import { addDays, newId, nowIso } from '../lib/ids';
 import { activityInsert, activityInsertWhen, activityRow } from './activity';
-import type { ControlDb } from './db';
+import { isUniqueViolation, type ControlDb } from './db';
 import { changedRows, getOrganization } from './organizations';
 import { credentials, projects, roles, teamMembers, teamProjects, teamRoles, teams } from './schema';
 
@@ -29,20 +29,12 @@ export const projectAnswer = (p: ProjectRow): ProjectAnswer => ({
 
 const nameTaken = () => new ApiError('name_taken', 'Another project in the organization has this name.');
 
-/** Whether a D1 failure (possibly wrapped by drizzle) is the active-name unique index. */
-export function isProjectNameConflict(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (/UNIQUE constraint failed: projects\.org_id, projects\.name/.test(e.message)) return true;
-  }
-  return false;
-}
-
 /** Runs a write that may hit the active-name unique index; a race answers `name_taken`, not 500. */
 async function guardName<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (isProjectNameConflict(error)) throw nameTaken();
+    if (isUniqueViolation(error, /projects\.org_id, projects\.name/)) throw nameTaken();
     throw error;
   }
 }

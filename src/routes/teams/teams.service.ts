@@ -1,7 +1,7 @@
 // Changes to teams (spec 4.3 rules 1 to 11): each one atomic, with its activity entry in the same batch.
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { activityInsert, type ActivityAction, type Actor } from '../../control/activity';
-import { chunks, type ControlDb } from '../../control/db';
+import { chunks, isUniqueViolation, type ControlDb } from '../../control/db';
 import { resolveRoleIds } from '../../control/roles';
 import { findActiveProject, findMember } from '../../control/members';
 import { teamMembers, teamProjects, teamRoles, teams } from '../../control/schema';
@@ -16,14 +16,6 @@ export interface Caller {
 }
 
 const nameTaken = (name: string) => new ApiError('name_taken', `A team named ${JSON.stringify(name)} already exists in this organization.`);
-
-/** Whether the error is a broken unique or primary-key constraint, whatever wraps it (drizzle wraps D1's error in `cause`). */
-function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (/UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(String((e as Error).message ?? e))) return true;
-  }
-  return false;
-}
 
 /** 400 `name_taken` when another team of the organization has the name, compared without case. */
 async function assertNameFree(db: ControlDb, orgId: string, name: string, exceptId: string | null): Promise<void> {
