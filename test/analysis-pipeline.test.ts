@@ -151,6 +151,14 @@ describe('failure classes surface on the analyze step and the survey', () => {
     await failsWith(JSON.stringify({ spdxVersion: 'SPDX-2.3', bomFormat: 'SPDX', packages: [] }), 'not_cyclonedx', /CycloneDX/);
   });
 
+  it('archive_limits: a single component too large to store', async () => {
+    const huge = JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'application', name: 'big' } },
+      components: [{ type: 'library', name: 'giant-'.concat('x'.repeat(600 * 1024)), version: '1' }],
+    });
+    await failsWith(huge, 'archive_limits', /larger than 512 KiB/);
+  });
+
   it('archive_limits: a gzip bomb', async () => {
     await failsWith(await tarGz({ 'bomb.json': new Uint8Array(24 * 1024 * 1024) }), 'archive_limits', /compression ratio/);
   });

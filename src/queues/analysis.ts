@@ -32,6 +32,9 @@ export const retryDelay = (attempts: number) => Math.min(300, 10 * 2 ** Math.max
 /** The survey's analysis step finished while the bundle was still being read (superseded): stop quietly. */
 class AnalysisAbandoned extends Error {}
 
+/** One stored item at most this large as JSON: a project object row holds at most 2 MB. */
+export const MAX_ITEM_JSON_BYTES = 512 * 1024;
+
 /** Collects found items and sends them to the project object STAGE_BATCH at a time. */
 class Stager {
   private items: FoundItem[] = [];
@@ -39,6 +42,10 @@ class Stager {
   constructor(private readonly env: Env, private readonly message: AnalysisMessage) {}
 
   async add(item: FoundItem): Promise<void> {
+    // A bundle fault, not ours: say so with a bundle class instead of failing storage after retries.
+    if (JSON.stringify(item).length > MAX_ITEM_JSON_BYTES) {
+      throw new BundleError('archive_limits', `A ${item.kind.replace('_', ' ')} in ${item.source} is larger than ${MAX_ITEM_JSON_BYTES / 1024} KiB as JSON; such items cannot be stored.`);
+    }
     this.items.push(item);
     if (this.items.length >= STAGE_BATCH) await this.flush();
   }
