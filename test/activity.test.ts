@@ -17,7 +17,6 @@ async function read(orgId: string, token: string, query = '') {
   return json(res);
 }
 
-
 /** A person whose only team reaches just `projectIds`, with a role holding `permissions`; signed in. */
 async function addReachLimitedPerson(tenant: Tenant, projectIds: string[], permissions: Permission[]) {
   const db = controlDb(env.DB);

@@ -35,7 +35,6 @@ async function revoke(tenant: Caller, jti: string) {
   return api(credentialPath(tenant.projectId!, jti), { method: 'DELETE', token: tenant.token });
 }
 
-
 /** A session on another project under the same sign-in. */
 async function switchTo(token: string, projectId: string): Promise<string> {
   const res = await api(`${P(projectId)}/session`, { method: 'POST', token });

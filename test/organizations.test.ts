@@ -28,7 +28,6 @@ async function teamsOf(orgId: string, userId: string): Promise<string[]> {
   return results.map((r) => r.id);
 }
 
-
 /** An API token and an upload pass created by `userId` in the tenant's project. */
 async function credentialsOf(tenant: Tenant, userId: string) {
   const db = controlDb(env.DB);

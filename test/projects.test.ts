@@ -37,7 +37,6 @@ async function addScopedPerson(tenant: Tenant, roleId: string, projectIds: strin
   return { ...session, token: session.jwt, teamId };
 }
 
-
 const count = async (query: string, ...binds: unknown[]) => (await env.DB.prepare(query).bind(...binds).first<{ n: number }>())!.n;
 
 describe('project lists (spec 4.6 rule 1)', () => {

@@ -18,7 +18,6 @@ async function createRole(tenant: Tenant, body: { name?: string; permissions?: s
   return json(res);
 }
 
-
 /** A team granting `roleIds`, on all projects or on the listed ones, with `userIds` on it; written straight to D1. */
 async function grant(tenant: Tenant, input: { roleIds: string[]; userIds?: string[]; projectIds?: string[] }) {
   const db = controlDb(env.DB);
@@ -30,8 +29,6 @@ async function grant(tenant: Tenant, input: { roleIds: string[]; userIds?: strin
   if (input.userIds?.length) await db.insert(teamMembers).values(input.userIds.map((userId) => ({ teamId, userId, addedAt: now })));
   return teamId;
 }
-
-
 
 let tenant: Tenant;
 beforeAll(async () => {

@@ -13,8 +13,6 @@ const MISSING = '7c1f0a4e-2b3d-4e5f-8a9b-0c1d2e3f4a5b';
 
 const unique = uniqueName;
 
-
-
 async function ownRole(tenant: Tenant, name = unique('Role')): Promise<string> {
   const id = crypto.randomUUID();
   await controlDb(env.DB).insert(roles).values({ id, orgId: tenant.orgId, name, permissions: ['project:view'], createdAt: nowIso() });
@@ -37,7 +35,6 @@ async function builtInTeam(tenant: Tenant, name: 'Administrators' | 'Members') {
   const { teams } = await json(await api(`${O(tenant)}/team`, { token: tenant.token }));
   return teams.find((t: { name: string }) => t.name === name);
 }
-
 
 const count = async (table: string, teamId: string) =>
   (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE team_id = ?`).bind(teamId).first<{ n: number }>())!.n;

@@ -15,7 +15,6 @@ async function newProject(tenant: { orgId: string; token: string }, name = `P ${
   return json<{ uuid: string; jwt: string }>(await api(`/api/v1/org/${tenant.orgId}/project`, { token: tenant.token, body: { name } }));
 }
 
-
 describe('profile (spec 4.13 rule 1)', () => {
   it('answers id, email and name', async () => {
     const tenant = await newTenant();
