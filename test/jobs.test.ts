@@ -6,7 +6,7 @@ import { ApiError } from '../src/lib/errors';
 import { JobHub } from '../src/project/events';
 import { fromRpcFailure, isRpcFailure, platformError, rpcFailure } from '../src/project/errors';
 import { api, expectError, json, newTenant } from './helpers';
-import { dataTenant } from './data-plane';
+import { dataTenant, readEvents } from './data-plane';
 import { roleMatrix, type MatrixRole } from './people';
 
 type DataTenant = Awaited<ReturnType<typeof dataTenant>>;
@@ -23,30 +23,6 @@ const listJobs = (t: { projectId: string; token: string }, query = '') => api(`$
 const reportStatus = (t: DataTenant, surveyId: string, body: unknown, headers: Record<string, string> = {}) =>
   api(`${P(t.projectId)}/survey/${surveyId}/status`, { token: t.pass, body, headers });
 
-/** Reads server-sent events until `done` says stop (or the time runs out). */
-async function readEvents(res: Response, done: (events: { comments: string[]; updates: any[] }) => boolean, timeoutMs = 5000) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const events = { comments: [] as string[], updates: [] as any[] };
-  let buffer = '';
-  const deadline = Date.now() + timeoutMs;
-  while (!done(events) && Date.now() < deadline) {
-    const next = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), deadline - Date.now()))]);
-    if (next.done) break;
-    buffer += decoder.decode(next.value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      if (block.startsWith(':')) events.comments.push(block.slice(1).trim());
-      const data = block.split('\n').find((line) => line.startsWith('data: '));
-      if (block.includes('event: job-update') && data) events.updates.push(JSON.parse(data.slice(6)));
-    }
-  }
-  await reader.cancel().catch(() => undefined);
-  return events;
-}
-
 describe('list jobs (spec 4.9 rule 1)', () => {
   it('lists newest first by default with pagination, and oldest first with sortDir=asc', async () => {
     const t = await dataTenant();
@@ -62,7 +38,7 @@ describe('list jobs (spec 4.9 rule 1)', () => {
   it('without topLevel lists steps as their own rows; with it one row per survey with its steps', async () => {
     const t = await dataTenant();
     const s = await startSurvey(t);
-    const flat = await json(await listJobs(t, 'jobType=UPLOAD,INVENTORY_SURVEY'));
+    const flat = await json(await listJobs(t, 'jobType=UPLOAD,INVENTORY_SURVEY&topLevel=false'));
     expect(flat.jobs.map((j: { id: string }) => j.id).sort()).toEqual([s.parent_id, s.sub_job_ids.upload, s.sub_job_ids.analyze].sort());
     const analyze = flat.jobs.find((j: { id: string }) => j.id === s.sub_job_ids.analyze);
     expect(analyze).toMatchObject({ type: 'INVENTORY_SURVEY', step_type: 'ANALYZE', parent_id: s.parent_id });
@@ -128,8 +104,7 @@ describe('report step status (spec 4.8 rule 2)', () => {
     const survey = await json(await api(`${P(t.projectId)}/v1/job/${s.parent_id}`, { token: t.token }));
     expect(survey.status).toBe('RUNNING');
     expect(survey.steps[0]).toMatchObject({ status: 'RUNNING', progress: 40, message: 'sending', metadata: { a: 1, b: 2, analyzeStats: { files: 3 } } });
-    await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.upload, status: 'COMPLETED' });
-    await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.analyze, status: 'FAILED', message: 'broken input' });
+    await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.upload, status: 'FAILED', message: 'broken input' });
     const failed = await json(await api(`${P(t.projectId)}/v1/job/${s.parent_id}`, { token: t.token }));
     expect(failed).toMatchObject({ status: 'FAILED', message: 'broken input' });
   });
@@ -196,8 +171,8 @@ describe('delete and restore a survey (spec 4.9 rules 5-6, part 3)', () => {
     const s = await startSurvey(t);
     const deleted = await json(await api(`${P(t.projectId)}/v1/survey/${s.parent_id}`, { method: 'DELETE', token: t.token }));
     expect(deleted.deleted_at).toEqual(expect.any(String));
-    expect((await json(await listJobs(t, 'jobType=INVENTORY_SURVEY,UPLOAD'))).pagination.total).toBe(0);
-    expect((await json(await listJobs(t, 'jobType=INVENTORY_SURVEY,UPLOAD&showDeleted=true'))).pagination.total).toBe(3);
+    expect((await json(await listJobs(t, 'jobType=INVENTORY_SURVEY,UPLOAD&topLevel=false'))).pagination.total).toBe(0);
+    expect((await json(await listJobs(t, 'jobType=INVENTORY_SURVEY,UPLOAD&topLevel=false&showDeleted=true'))).pagination.total).toBe(3);
     expect((await json(await api(`${P(t.projectId)}/v1/job/${s.parent_id}`, { token: t.token }))).deleted_at).toBe(deleted.deleted_at);
     const again = await json(await api(`${P(t.projectId)}/v1/survey/${s.parent_id}`, { method: 'DELETE', token: t.token }));
     expect(again.deleted_at).toBe(deleted.deleted_at);
@@ -288,11 +263,11 @@ describe('the job stream (spec part 6, 4.9 rule 3)', () => {
     const s = await startSurvey(t);
     const res = await api(`${P(t.projectId)}/survey/${s.parent_id}/events`, { token: t.pass, headers: { accept: 'text/event-stream' } });
     const reading = readEvents(res, () => false, 3000);
-    await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.upload, status: 'COMPLETED' });
-    await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.analyze, status: 'COMPLETED' });
+    await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.upload, status: 'RUNNING' });
+    await reportStatus(t, s.parent_id, { subJobId: s.sub_job_ids.upload, status: 'FAILED', message: 'the client gave up' });
     const events = await reading;
     expect(events.updates[0]).toMatchObject({ id: s.parent_id, status: 'PENDING' });
-    expect(events.updates.at(-1)).toMatchObject({ id: s.parent_id, status: 'COMPLETED' });
+    expect(events.updates.at(-1)).toMatchObject({ id: s.parent_id, status: 'FAILED' });
     expect(events.updates.every((u) => u.id === s.parent_id || u.parent_id === s.parent_id)).toBe(true);
   });
 });

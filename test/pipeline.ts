@@ -1,7 +1,7 @@
 // Helpers for analysis-pipeline and data-health tests: a survey started through the API with the
 // pass, its bundle put straight into R2 with the bundle row the upload would record, and the
 // analysis queue's consumer called through the worker's own `queue` handler.
-import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { gzipSync } from 'fflate';
@@ -12,7 +12,7 @@ import type { Env } from '../src/env';
 import { newOrderedId, nowIso, sha256Hex } from '../src/lib/ids';
 import type { ContentItem } from '../src/project/analysis-store';
 import { projectStub } from '../src/project/client';
-import { bundles, contentsStaging, uploads } from '../src/project/schema';
+import { bundles, contents, uploads } from '../src/project/schema';
 import { eq } from 'drizzle-orm';
 import type { AnalysisMessage } from '../src/project/surveys';
 import { api, json } from './helpers';
@@ -116,8 +116,19 @@ export function sbom(subject: string | null, packages: [string, string][]): stri
   });
 }
 
-/** How many items an analysis has staged for the survey (read inside the project object). */
-export async function stagedCount(projectId: string, surveyId: string): Promise<number> {
+/** How many content rows the survey's analysis attempts have stored, pointed at or not (read inside the project object). */
+export async function storedRowCount(projectId: string, surveyId: string): Promise<number> {
   return runInDurableObject(projectStub(env, projectId), (_instance, state) =>
-    drizzle(state.storage).select().from(contentsStaging).where(eq(contentsStaging.surveyId, surveyId)).all().length);
+    drizzle(state.storage).select().from(contents).where(eq(contents.surveyId, surveyId)).all().length);
+}
+
+/** Runs the project object's alarm until it has nothing left to delete (slices of queued deletions). */
+export async function drainPurges(projectId: string): Promise<void> {
+  const stub = projectStub(env, projectId);
+  for (let i = 0; i < 1000; i++) {
+    const pending = await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec('SELECT count(*) AS n FROM content_purges').one().n as number);
+    if (!pending) return;
+    await runDurableObjectAlarm(stub);
+  }
+  throw new Error('queued deletions did not drain');
 }

@@ -1,6 +1,8 @@
 // Analysis results inside the project object (ARCHITECTURE section 5): the analysis consumer begins
-// a survey's analysis, writes what it finds in batches to a staging area keyed by the survey, and
-// finishes (the staged items replace the subject's contents in one transaction) or fails.
+// a survey's analysis (taking its lease), writes what it finds in batches under the survey and its
+// attempt number, and finishes or fails. Every call is bounded: finishing flips the subject's
+// content pointers in one small write, and the rows they no longer point at are deleted in slices
+// afterwards (src/project/purges.ts), so the object keeps answering while a large bundle is analysed.
 import type { JsonObject } from '../lib/json';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Component, CryptoAsset, Observation } from '../analysis/types';
@@ -9,7 +11,9 @@ import { nowIso } from '../lib/ids';
 import * as health from './health';
 import { changeJob, findJob, isFinished, isSurvey, settleSurvey, stepOf, type JobRow } from './jobs';
 import type { ProjectState } from './project-object';
-import { contents, contentsStaging, jobs, subjects, uploads } from './schema';
+import { dropLease, failInterrupted, heldByLiveAttempt, leaseOf, releaseLease, renewLease, takeLease } from './leases';
+import { queuePurge } from './purges';
+import { contents, jobs, stepLeases, subjectContents, subjects, uploads } from './schema';
 
 export const CONTENT_KINDS = ['component', 'crypto_asset', 'observation'] as const;
 export type ContentKind = (typeof CONTENT_KINDS)[number];
@@ -87,45 +91,84 @@ export interface AnalysisTarget {
 }
 
 export type AnalysisStart =
-  | { run: true; target: string | null }
+  | { run: true; target: string | null; attempt: number }
   | { run: false; reason: string };
 
 /**
- * Marks the ANALYZE step RUNNING and empties the survey's staging (a redelivered message starts
- * over). A message for a step already finished is answered `run: false` and is to be ignored.
+ * An attempt begins: it takes the ANALYZE step's lease and marks the step RUNNING. A message for a
+ * step already finished, or one a live attempt is working on (a duplicate), is answered `run: false`.
  */
-export function beginAnalysis(state: ProjectState, input: AnalysisTarget): AnalysisStart {
+export async function beginAnalysis(state: ProjectState, input: AnalysisTarget): Promise<AnalysisStart> {
   const found = runnableStep(state, input.surveyId);
   if (!found) return { run: false, reason: 'The survey or its analysis step is already finished, or no longer exists.' };
   const { survey, step } = found;
+  const taken = takeLease(state, step, { projectId: state.projectId, ...input });
+  if ('busy' in taken) return { run: false, reason: 'Another attempt is analysing this bundle.' };
+  if ('exhausted' in taken) {
+    failInterrupted(state, leaseOf(state, step.id)!);
+    return { run: false, reason: 'The analysis was started too many times.' };
+  }
   const upload = state.db.select({ uploadId: uploads.uploadId }).from(uploads).where(eq(uploads.blobKey, input.blobKey)).get();
   const changed = state.db.transaction(() => {
-    state.db.delete(contentsStaging).where(eq(contentsStaging.surveyId, survey.id)).run();
     health.runRunning(state, survey, upload?.uploadId ?? null);
-    const running = changeJob(state.db, step, { status: 'RUNNING', message: 'Reading the bundle.', metadata: { bundleId: input.bundleId } });
+    const running = changeJob(state.db, step, {
+      status: 'RUNNING', progress: 0, message: 'Reading the bundle.', metadata: { bundleId: input.bundleId, attempt: taken.attempt },
+    });
     return [running, settleSurvey(state.db, survey.id)];
   });
   state.notify(changed);
-  return { run: true, target: survey.target };
+  // The alarm looks at the lease when it would lapse.
+  await state.wake(taken.expiresAt);
+  return { run: true, target: survey.target, attempt: taken.attempt };
 }
 
-/** Adds a batch of found items to the survey's staging; false when the analysis should stop (its step finished meanwhile). */
-export function stageContents(state: ProjectState, surveyId: string, items: FoundItem[]): boolean {
-  if (!runnableStep(state, surveyId)) return false;
+const INSERT_CONTENT = 'INSERT INTO contents (survey_id, attempt, kind, key, purl, name, version, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING';
+const CONTENT_ROW = 'WHERE survey_id = ? AND attempt = ? AND kind = ? AND key = ?';
+const SELECT_CONTENT = `SELECT data FROM contents ${CONTENT_ROW}`;
+const UPDATE_CONTENT = `UPDATE contents SET data = ? ${CONTENT_ROW}`;
+
+export interface StageInput {
+  surveyId: string;
+  attempt: number;
+  items: FoundItem[];
+  /** How much of the bundle has been read, 0 to 100. */
+  progress?: number;
+}
+
+/**
+ * Adds a batch of found items under the attempt and renews its lease; false when the attempt should
+ * stop (its step finished, or another attempt took over).
+ */
+export function stageContents(state: ProjectState, input: StageInput): boolean {
+  const found = runnableStep(state, input.surveyId);
+  const lease = found && renewLease(state, found.step.id, input.attempt);
+  if (!found || !lease) return false;
+  const { surveyId, attempt } = input;
+  const counts = { ...lease.counts };
   state.db.transaction(() => {
-    for (const item of items) {
+    for (const item of input.items) {
       const row = stagedRow(item);
-      const where = and(eq(contentsStaging.surveyId, surveyId), eq(contentsStaging.kind, row.kind), eq(contentsStaging.key, row.key));
-      const old = state.db.select({ data: contentsStaging.data }).from(contentsStaging).where(where).get();
-      if (old) state.db.update(contentsStaging).set({ data: merged(row.kind, old.data, row.data) }).where(where).run();
-      else state.db.insert(contentsStaging).values({ surveyId, ...row }).run();
+      const key = [surveyId, attempt, row.kind, row.key] as const;
+      // Most items are new: try the insert first, merge only on a repeat.
+      const inserted = state.sql.exec(INSERT_CONTENT, ...key, row.purl, row.name, row.version, JSON.stringify(row.data)).rowsWritten > 0;
+      if (inserted) counts[row.kind] = (counts[row.kind] ?? 0) + 1;
+      else {
+        const old = JSON.parse(String(state.sql.exec(SELECT_CONTENT, ...key).one().data)) as JsonObject;
+        state.sql.exec(UPDATE_CONTENT, JSON.stringify(merged(row.kind, old, row.data)), ...key);
+      }
     }
+    state.db.update(stepLeases).set({ counts }).where(eq(stepLeases.stepId, found.step.id)).run();
   });
+  // One job-update per point of progress at most.
+  if (input.progress !== undefined && Math.floor(input.progress) > Math.floor(found.step.progress)) {
+    state.notify([changeJob(state.db, found.step, { progress: Math.min(99, input.progress), message: `Reading the bundle (${Math.floor(input.progress)}%).` })]);
+  }
   return true;
 }
 
 export interface AnalysisResult {
   surveyId: string;
+  attempt: number;
   subject: string;
   /** The ANALYZE step's metadata: counts, document spec versions, skipped counts, invalid purls, format. */
   metadata: JsonObject;
@@ -137,41 +180,37 @@ export interface AnalysisResult {
 
 export type StoredCounts = Record<ContentKind, number>;
 
-function stagedCounts(state: ProjectState, surveyId: string): StoredCounts {
-  const rows = state.db.select({ kind: contentsStaging.kind, n: sql<number>`count(*)` }).from(contentsStaging).where(eq(contentsStaging.surveyId, surveyId)).groupBy(contentsStaging.kind).all();
-  const counts: StoredCounts = { component: 0, crypto_asset: 0, observation: 0 };
-  for (const row of rows) counts[row.kind as ContentKind] = row.n;
-  return counts;
-}
-
 /**
- * In one transaction: the staged items replace the subject's contents of the kinds the survey
- * owns or found, the subject is recorded, the ANALYZE step completes and the survey settles.
+ * One small write: the subject's content pointers of the kinds the survey owns or found move to this
+ * attempt's rows, the subject is recorded, the ANALYZE step completes and the survey settles. The
+ * rows the pointers left are queued for deletion.
  */
 export function finishAnalysis(state: ProjectState, result: AnalysisResult): { completed: boolean } {
   const found = runnableStep(state, result.surveyId);
-  if (!found) {
-    state.db.delete(contentsStaging).where(eq(contentsStaging.surveyId, result.surveyId)).run();
-    return { completed: false };
-  }
+  const lease = found && leaseOf(state, found.step.id);
+  if (!found || !lease || lease.holder !== result.attempt) return { completed: false };
   const { survey, step } = found;
   const now = nowIso();
+  const counts: StoredCounts = { component: 0, crypto_asset: 0, observation: 0, ...lease.counts };
   const changed = state.db.transaction(() => {
-    const counts = stagedCounts(state, survey.id);
     const kinds = CONTENT_KINDS.filter((kind) => (OWNED_KINDS[survey.type] ?? []).includes(kind) || counts[kind] > 0);
+    const current = state.db.select().from(subjectContents).where(and(eq(subjectContents.subject, result.subject), inArray(subjectContents.kind, kinds))).all();
     // Survey ids are time-ordered: an older survey finishing after a newer one of the same subject
     // (analyses run concurrently) must not put its older contents back.
-    const holder = state.db.select({ id: sql<string | null>`max(${contents.surveyId})` }).from(contents)
-      .where(and(eq(contents.subject, result.subject), inArray(contents.kind, kinds))).get()?.id;
-    const superseded = holder !== null && holder !== undefined && holder > survey.id;
-    if (!superseded) {
-      state.db.delete(contents).where(and(eq(contents.subject, result.subject), inArray(contents.kind, kinds))).run();
-      state.db.run(sql`INSERT INTO contents (subject, kind, key, survey_id, purl, name, version, data)
-        SELECT ${result.subject}, kind, key, survey_id, purl, name, version, data FROM contents_staging WHERE survey_id = ${survey.id}`);
+    const holder = current.map((c) => c.surveyId).sort().at(-1);
+    const superseded = holder !== undefined && holder > survey.id;
+    if (superseded) queuePurge(state, survey.id, result.attempt, '*');
+    else {
+      for (const old of current) queuePurge(state, old.surveyId, old.attempt, old.kind);
+      for (const kind of kinds) {
+        const pointer = { surveyId: survey.id, attempt: result.attempt };
+        state.db.insert(subjectContents).values({ subject: result.subject, kind, ...pointer })
+          .onConflictDoUpdate({ target: [subjectContents.subject, subjectContents.kind], set: pointer }).run();
+      }
       state.db.insert(subjects).values({ name: result.subject, firstSeen: now, lastSeen: now, latestSurveyId: survey.id })
         .onConflictDoUpdate({ target: subjects.name, set: { lastSeen: now, latestSurveyId: survey.id } }).run();
     }
-    state.db.delete(contentsStaging).where(eq(contentsStaging.surveyId, survey.id)).run();
+    dropLease(state, step.id);
     health.runCompleted(state, survey, {
       subject: result.subject, counts, partial: result.partial, tag: result.manifestTag, ciRunId: result.manifestCiRunId,
     });
@@ -191,16 +230,21 @@ export function finishAnalysis(state: ProjectState, result: AnalysisResult): { c
 
 export interface AnalysisFailure {
   surveyId: string;
+  /** The attempt that failed; without one (the dead-letter consumer) any attempt not alive now. */
+  attempt?: number;
   failureClass: string;
   message: string;
   metadata?: JsonObject;
 }
 
-/** Fails the ANALYZE step and with it the survey; a step already finished is left alone. */
+/** Fails the ANALYZE step and with it the survey; a step already finished, or held by another attempt, is left alone. */
 export function failAnalysis(state: ProjectState, failure: AnalysisFailure): { failed: boolean } {
   const found = runnableStep(state, failure.surveyId);
-  state.db.delete(contentsStaging).where(eq(contentsStaging.surveyId, failure.surveyId)).run();
   if (!found) return { failed: false };
+  const lease = leaseOf(state, found.step.id);
+  if (failure.attempt !== undefined ? lease?.holder !== failure.attempt : heldByLiveAttempt(state, found.step.id)) return { failed: false };
+  if (lease?.holder) queuePurge(state, found.survey.id, lease.holder, '*');
+  dropLease(state, found.step.id);
   const changed = state.db.transaction(() => {
     const failed = changeJob(state.db, found.step, { status: 'FAILED', message: failure.message, failureClass: failure.failureClass, metadata: failure.metadata });
     health.runFailed(state, found.survey, failure.failureClass);
@@ -210,10 +254,14 @@ export function failAnalysis(state: ProjectState, failure: AnalysisFailure): { f
   return { failed: true };
 }
 
-/** Notes on the running step that an attempt failed and will be retried (what the dead-letter consumer reports last). */
-export function noteAnalysisRetry(state: ProjectState, input: { surveyId: string; attempt: number; error: string }): void {
+/**
+ * Notes on the running step that an attempt failed and will be retried in `delaySeconds` (what the
+ * dead-letter consumer reports last); the lease waits for the retry.
+ */
+export async function noteAnalysisRetry(state: ProjectState, input: { surveyId: string; attempt: number; error: string; delaySeconds: number }): Promise<void> {
   const found = runnableStep(state, input.surveyId);
   if (!found) return;
+  await releaseLease(state, found.step.id, input.delaySeconds);
   const changed = changeJob(state.db, found.step, {
     message: `Attempt ${input.attempt} could not complete (${input.error}); retrying.`,
     metadata: { attempts: input.attempt, lastError: input.error },
@@ -248,11 +296,16 @@ export interface ContentItem {
 /** A page of a subject's current contents (the offset model of spec part 8), in key order. */
 export function contentsPage(state: ProjectState, query: ContentsQuery): { items: ContentItem[]; total: number; offset: number; limit: number } {
   if (query.kind && !CONTENT_KINDS.includes(query.kind)) throw invalidParameter('kind', `kind is one of ${CONTENT_KINDS.join(', ')}.`);
-  const where = and(eq(contents.subject, query.subject), query.kind ? eq(contents.kind, query.kind) : undefined);
-  const total = state.db.select({ n: sql<number>`count(*)` }).from(contents).where(where).get()!.n;
-  const rows = state.db.select().from(contents).where(where).orderBy(asc(contents.kind), asc(contents.key)).limit(query.limit).offset(query.offset).all();
+  const current = and(
+    eq(subjectContents.subject, query.subject),
+    query.kind ? eq(subjectContents.kind, query.kind) : undefined,
+    eq(contents.surveyId, subjectContents.surveyId), eq(contents.attempt, subjectContents.attempt), eq(contents.kind, subjectContents.kind),
+  );
+  const total = state.db.select({ n: sql<number>`count(*)` }).from(subjectContents).innerJoin(contents, current).get()!.n;
+  const rows = state.db.select({ row: contents }).from(subjectContents).innerJoin(contents, current)
+    .orderBy(asc(contents.kind), asc(contents.key)).limit(query.limit).offset(query.offset).all();
   return {
-    items: rows.map((r) => ({ kind: r.kind, key: r.key, name: r.name, version: r.version, purl: r.purl, survey_id: r.surveyId, data: r.data })),
+    items: rows.map(({ row: r }) => ({ kind: r.kind, key: r.key, name: r.name, version: r.version, purl: r.purl, survey_id: r.surveyId, data: r.data })),
     total, offset: query.offset, limit: query.limit,
   };
 }

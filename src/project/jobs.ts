@@ -29,6 +29,12 @@ export const SURVEY_STEPS = [
   { stepType: 'ANALYZE', stepLabel: 'analyze' },
 ] as const;
 
+/**
+ * Steps the client runs and reports on (spec 4.8 status report): the upload. The analysis and the
+ * reports are the service's own, and their status follows what the service did.
+ */
+export const CLIENT_STEP_TYPES: readonly string[] = ['UPLOAD'];
+
 export interface JobAnswer {
   id: string;
   type: string;

@@ -23,21 +23,33 @@ import * as bundleList from './bundle-list';
 import * as analysis from './analysis-store';
 import * as health from './health';
 import { resolveRef } from './health-resolve';
+import { expireLeases } from './leases';
+import { purgeSlice } from './purges';
+
+/** Pause between two slices of a large deletion, so requests waiting for the object go first. */
+const PURGE_PAUSE_MS = 5;
 
 /** What the area modules (surveys, uploads, analysis, data health) work with. */
 export interface ProjectState {
   env: Env;
   db: ProjectDb;
+  /** The object's SQLite, for hot loops where building each statement through drizzle costs more than running it. */
+  sql: SqlStorage;
   projectId: string;
   idempotency: Idempotency;
   /** Sends the changed jobs (and, for steps, their survey) to every open stream. */
   notify(rows: (JobRow | null | undefined)[]): void;
+  /** Rings the object's alarm no later than `at` (a lease that lapses then). */
+  wake(at: number): Promise<void>;
+  /** Rings the alarm as soon as the current call is done (queued deletions). */
+  wakeSoon(): void;
 }
 
 export class ProjectObject extends DurableObject<Env> {
   private readonly db: ProjectDb;
   private readonly hub = new JobHub();
   private readonly idempotency: Idempotency;
+  private wakeRequested = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -56,7 +68,10 @@ export class ProjectObject extends DurableObject<Env> {
     // Never set up: the caller (src/project/client.ts) starts the set-up and answers 503 provisioning.
     if (!projectId) throw new ApiError('provisioning', UNPROVISIONED);
     if (this.setting('readyAt') === undefined) throw new ApiError('provisioning', 'The project\'s data is still being set up; retry in a few seconds.');
-    return { env: this.env, db: this.db, projectId, idempotency: this.idempotency, notify: (rows) => this.notify(rows) };
+    return {
+      env: this.env, db: this.db, sql: this.ctx.storage.sql, projectId, idempotency: this.idempotency, notify: (rows) => this.notify(rows),
+      wake: (at) => this.sweepBy(at), wakeSoon: () => void (this.wakeRequested = true),
+    };
   }
 
   private notify(rows: (JobRow | null | undefined)[]): void {
@@ -75,7 +90,6 @@ export class ProjectObject extends DurableObject<Env> {
     }
   }
 
-  /** Runs an RPC body; an ApiError crosses RPC encoded, anything else is logged and re-thrown. */
   /** Runs an RPC body; an ApiError is answered as a failure value, anything else is thrown. */
   private async rpc<T>(body: (state: ProjectState) => T | Promise<T>): Promise<T> {
     try {
@@ -85,6 +99,11 @@ export class ProjectObject extends DurableObject<Env> {
       // The Worker side (`withProject`) turns it back into the ApiError; typed as T for the stub.
       if (error instanceof ApiError) return rpcFailure(error) as T;
       throw error;
+    } finally {
+      if (this.wakeRequested) {
+        this.wakeRequested = false;
+        await this.sweepBy(Date.now());
+      }
     }
   }
 
@@ -104,7 +123,11 @@ export class ProjectObject extends DurableObject<Env> {
     return job.id;
   }
 
-  /** The alarm finishes the start-up, then sweeps abandoned surveys and rings again for the next. */
+  /**
+   * The alarm finishes the start-up, deletes a slice of rows nothing points at, sends again the work
+   * whose lease lapsed, sweeps abandoned surveys, and rings again for whichever comes next. One
+   * bounded slice per ring: other requests are answered in between.
+   */
   override async alarm(): Promise<void> {
     const jobId = this.setting('startupJobId');
     if (!jobId) return;
@@ -113,8 +136,14 @@ export class ProjectObject extends DurableObject<Env> {
       const done = changeJob(this.db, findJob(this.db, jobId)!, { status: 'COMPLETED', message: 'The project\'s storage is ready.' });
       this.notify([done]);
     }
-    const next = await sweepAbandoned(this.state());
-    if (next !== null) await this.ctx.storage.setAlarm(next);
+    const state = this.state();
+    const morePurges = purgeSlice(state);
+    const times = [await expireLeases(state), await sweepAbandoned(state)];
+    // Deletions left, or queued just now by a lapsed lease.
+    if (morePurges || this.wakeRequested) times.push(Date.now() + PURGE_PAUSE_MS);
+    this.wakeRequested = false;
+    const next = times.filter((t): t is number => t !== null).sort((a, b) => a - b)[0];
+    if (next !== undefined) await this.ctx.storage.setAlarm(next);
   }
 
   /** Rings the alarm no later than `at` (the sweep of surveys that may be abandoned by then). */
@@ -208,8 +237,8 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => analysis.beginAnalysis(state, input));
   }
 
-  async stageContents(surveyId: string, items: analysis.FoundItem[]) {
-    return this.rpc((state) => analysis.stageContents(state, surveyId, items));
+  async stageContents(input: analysis.StageInput) {
+    return this.rpc((state) => analysis.stageContents(state, input));
   }
 
   async finishAnalysis(result: analysis.AnalysisResult) {
@@ -220,7 +249,7 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => analysis.failAnalysis(state, failure));
   }
 
-  async noteAnalysisRetry(input: { surveyId: string; attempt: number; error: string }) {
+  async noteAnalysisRetry(input: { surveyId: string; attempt: number; error: string; delaySeconds: number }) {
     return this.rpc((state) => analysis.noteAnalysisRetry(state, input));
   }
 

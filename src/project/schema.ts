@@ -11,6 +11,7 @@ export const jobs = sqliteTable('jobs', {
   id: text('id').primaryKey(),
   type: text('type').notNull(),
   status: text('status').notNull().$type<'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'SKIPPED'>(),
+  /** 0 to 100, any number: SQLite's INTEGER affinity keeps a fractional value as it is. */
   progress: integer('progress').notNull().default(0),
   message: text('message'),
   createdAt: text('created_at').notNull(),
@@ -83,34 +84,62 @@ export const subjects = sqliteTable('subjects', {
 });
 
 /**
- * A subject's current contents: components (by package URL or name), cryptographic assets and
- * runtime observations, as found by the subject's latest completed survey.
+ * What analyses found, by survey and attempt: the analysis consumer writes here in batches while it
+ * reads a bundle, and nobody reads these rows until `subject_contents` points at them. A retried
+ * attempt writes under a new attempt number, so a restart never sees half of an earlier one.
  */
 export const contents = sqliteTable('contents', {
-  subject: text('subject').notNull(),
+  surveyId: text('survey_id').notNull(),
+  attempt: integer('attempt').notNull(),
   kind: text('kind').notNull(),
   key: text('key').notNull(),
-  surveyId: text('survey_id').notNull(),
   purl: text('purl'),
   name: text('name').notNull(),
   version: text('version'),
   data: text('data', { mode: 'json' }).notNull().$type<JsonObject>(),
-}, (t) => [primaryKey({ columns: [t.subject, t.kind, t.key] }), index('contents_survey').on(t.surveyId), index('contents_purl').on(t.purl)]);
+}, (t) => [primaryKey({ columns: [t.surveyId, t.attempt, t.kind, t.key] }), index('contents_purl').on(t.purl)]);
 
 /**
- * What a running analysis has found so far, by survey: the analysis consumer writes here in
- * batches, and the finished analysis swaps it into `contents` in one transaction (src/project/analysis-store.ts).
- * Cleared when an analysis (re)starts, so a retried message never counts an item twice.
+ * A subject's current contents of one kind: which survey's rows (and which attempt of it) they are.
+ * Finishing an analysis flips these pointers in one small write; the rows they no longer point at
+ * are deleted afterwards in slices (`content_purges`).
  */
-export const contentsStaging = sqliteTable('contents_staging', {
-  surveyId: text('survey_id').notNull(),
+export const subjectContents = sqliteTable('subject_contents', {
+  subject: text('subject').notNull(),
   kind: text('kind').notNull(),
-  key: text('key').notNull(),
-  purl: text('purl'),
-  name: text('name').notNull(),
-  version: text('version'),
-  data: text('data', { mode: 'json' }).notNull().$type<JsonObject>(),
-}, (t) => [primaryKey({ columns: [t.surveyId, t.kind, t.key] })]);
+  surveyId: text('survey_id').notNull(),
+  attempt: integer('attempt').notNull(),
+}, (t) => [primaryKey({ columns: [t.subject, t.kind] }), index('subject_contents_survey').on(t.surveyId, t.attempt)]);
+
+/** Content rows nothing points at any more, deleted a slice at a time by the object's alarm. */
+export const contentPurges = sqliteTable('content_purges', {
+  surveyId: text('survey_id').notNull(),
+  attempt: integer('attempt').notNull(),
+  /** One kind, or `*` for every kind of that attempt. */
+  kind: text('kind').notNull(),
+  queuedAt: text('queued_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.surveyId, t.attempt, t.kind] })]);
+
+/**
+ * The lease of a step the service runs (a survey's analysis): the attempt working on it renews it
+ * while it works; when it lapses the object's alarm sends the work again, up to a number of starts.
+ */
+export const stepLeases = sqliteTable('step_leases', {
+  stepId: text('step_id').primaryKey(),
+  surveyId: text('survey_id').notNull(),
+  /** How many attempts have started. */
+  attempts: integer('attempts').notNull().default(0),
+  /** The attempt holding the lease; null while the work waits in the queue. */
+  holder: integer('holder'),
+  /** When the lease lapses (ms since the epoch). */
+  expiresAt: integer('expires_at').notNull(),
+  /** Times the object sent the work again after a lapse. */
+  resends: integer('resends').notNull().default(0),
+  /** The queue message that (re)starts the work. */
+  message: text('message', { mode: 'json' }).notNull().$type<JsonObject>(),
+  /** Rows the holding attempt has stored, by content kind. */
+  counts: text('counts', { mode: 'json' }).notNull().$type<Record<string, number>>(),
+}, (t) => [index('step_leases_expiry').on(t.expiresAt)]);
 
 /** Data health: one run per survey, its outcome and completeness against the subject's previous run. */
 export const healthRuns = sqliteTable('health_runs', {

@@ -4,10 +4,11 @@ import type { JsonObject } from '../lib/json';
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { ApiError, invalidParameter, invalidRequest, notFound } from '../lib/errors';
 import {
-  changeJob, createSurvey, isSurvey, jobAnswer, jobWithSteps, requireJob, requireSurvey, settleSurvey,
-  skipSurvey, stepOf, stepsOf, type JobAnswer, type JobRow, type JobStatus, type SurveyType,
+  changeJob, CLIENT_STEP_TYPES, createSurvey, isSurvey, jobAnswer, jobWithSteps, requireJob, requireSurvey, settleSurvey,
+  skipSurvey, stepOf, stepsOf, SURVEY_TYPES, type JobAnswer, type JobRow, type JobStatus, type SurveyType,
 } from './jobs';
 import * as health from './health';
+import { queueWork } from './leases';
 import type { ProjectState } from './project-object';
 import { bundles, jobs } from './schema';
 
@@ -36,14 +37,16 @@ export interface StartSurveyAnswer {
 
 const subJobIds = (steps: JobRow[]) => Object.fromEntries(steps.map((s) => [s.stepLabel ?? s.id, s.id]));
 
-export async function startSurvey(state: ProjectState, input: StartSurveyInput): Promise<StartSurveyAnswer> {
+/** Starts a survey; a repeat of the key answers the first survey (`changed` false: nothing to record). */
+export async function startSurvey(state: ProjectState, input: StartSurveyInput): Promise<Changed<StartSurveyAnswer>> {
   const { idempotencyKey, ...request } = input;
-  return state.idempotency.run('survey.start', idempotencyKey, request, () => {
+  const { answer, replayed } = await state.idempotency.runOnce('survey.start', idempotencyKey, request, () => {
     const { survey, steps } = createSurvey(state.db, request);
     health.runCreated(state, survey, { idempotencyKey });
     state.notify([survey, ...steps]);
     return { parent_id: survey.id, submission_timestamp: survey.createdAt, sub_job_ids: subJobIds(steps) };
   });
+  return { answer, changed: !replayed };
 }
 
 export function getSurvey(state: ProjectState, surveyId: string): JobAnswer {
@@ -73,6 +76,9 @@ export async function reportStepStatus(state: ProjectState, input: StepStatusInp
     if (!survey || !isSurvey(survey)) throw notFound('No survey with this id exists in the project.');
     const step = state.db.select().from(jobs).where(and(eq(jobs.id, request.subJobId), eq(jobs.parentId, survey.id))).get();
     if (!step) throw invalidRequest('subJobId is not a step of this survey.');
+    if (!CLIENT_STEP_TYPES.includes(step.stepType ?? '')) {
+      throw invalidRequest(`The ${step.stepLabel ?? step.stepType?.toLowerCase()} step is run by the service; a client reports only on its upload step.`);
+    }
     if (request.analyzeStats && request.metadata && 'analyzeStats' in request.metadata) {
       throw invalidRequest('Send analyzeStats either at the top level or inside metadata, not both.');
     }
@@ -131,7 +137,8 @@ export async function regenerateSurvey(state: ProjectState, input: RegenerateInp
       : analyze;
     if (!request.skipAnalyze) {
       try {
-        await state.env.ANALYSIS_QUEUE.send({ projectId: state.projectId, surveyId: survey.id, bundleId: bundle.id, blobKey: bundle.blobKey } satisfies AnalysisMessage);
+        const message: AnalysisMessage = { projectId: state.projectId, surveyId: survey.id, bundleId: bundle.id, blobKey: bundle.blobKey };
+        await queueWork(state, analyze, { ...message });
       } catch (error) {
         // Nothing would ever analyse it: fail the new survey now rather than leave it PENDING.
         const failed = changeJob(state.db, analyzed, { status: 'FAILED', failureClass: 'internal', message: 'The analysis could not be queued; regenerate again.' });
@@ -153,7 +160,8 @@ export interface JobQuery {
   sortDir: 'asc' | 'desc';
   after?: string;
   before?: string;
-  topLevel: boolean;
+  /** Undefined when not asked: false, except that a `jobType` filter then leaves out analysis steps (which carry the survey's type). */
+  topLevel?: boolean;
   showDeleted: boolean;
 }
 
@@ -166,7 +174,11 @@ export interface JobPage {
 export function listJobs(state: ProjectState, query: JobQuery): JobPage {
   if (query.after && query.before) throw invalidParameter('before', 'Pass after or before, never both.');
   const filters: SQL[] = [];
-  if (query.jobTypes?.length) filters.push(inArray(jobs.type, query.jobTypes));
+  if (query.jobTypes?.length) {
+    filters.push(inArray(jobs.type, query.jobTypes));
+    // `jobType=INVENTORY_SURVEY` lists surveys; their analysis steps (of the same type) only when asked for.
+    if (query.topLevel === undefined) filters.push(sql`NOT (${jobs.parentId} IS NOT NULL AND ${inArray(jobs.type, [...SURVEY_TYPES])})`);
+  }
   if (query.status) filters.push(eq(jobs.status, query.status));
   if (query.topLevel) filters.push(isNull(jobs.parentId));
   if (!query.showDeleted) {

@@ -8,6 +8,7 @@ import { ApiError, conflict, invalidRequest, notFound } from '../lib/errors';
 import { newOrderedId, nowIso } from '../lib/ids';
 import { changeJob, createSurvey, findJob, isFinished, isSurvey, settleSurvey, stepOf, type JobRow } from './jobs';
 import * as health from './health';
+import { queueWork } from './leases';
 import { sniffMimeType, streamedSha256 } from './blob';
 import type { ProjectState } from './project-object';
 import { bundles, jobs, uploads } from './schema';
@@ -213,7 +214,8 @@ async function finishUpload(state: ProjectState, upload: UploadRow, parts: Compl
   if (current.status === 'verified') {
     // Sent only once the bundle is recorded (the consumer reads it), and repeated by a retry when
     // the send itself failed: the consumer is idempotent per survey.
-    await env.ANALYSIS_QUEUE.send({ projectId: state.projectId, surveyId: upload.surveyId, bundleId: bundle.id, blobKey: bundle.blobKey } satisfies AnalysisMessage);
+    const message: AnalysisMessage = { projectId: state.projectId, surveyId: upload.surveyId, bundleId: bundle.id, blobKey: bundle.blobKey };
+    await queueWork(state, stepOf(db, upload.surveyId, 'ANALYZE'), { ...message });
     db.update(uploads).set({ status: 'queued' }).where(eq(uploads.uploadId, upload.uploadId)).run();
   }
   return { status: 'queued', bundleId: bundle.id, surveyId: upload.surveyId, sha256: bundle.sha256, sizeBytes: bundle.sizeBytes, mimeType: bundle.mimeType };

@@ -1,9 +1,11 @@
 // The analysis consumer (ARCHITECTURE section 1, "Data flow of one upload"): one message per survey
-// bundle. It streams the bundle from R2 through the bundle reader, writes what it finds to the
-// project object in awaited batches (back-pressure: the reader pulls no faster than the object
-// stores), then lets the object swap the findings in atomically. A bad bundle fails the survey at
-// once; anything else (R2, the object unreachable) is retried, and after the last retry the
-// dead-letter consumer fails the survey, so no survey stays RUNNING.
+// bundle. It takes the analysis step's lease, streams the bundle from R2 through the bundle reader,
+// writes what it finds to the project object in awaited batches (back-pressure: the reader pulls no
+// faster than the object stores; each batch renews the lease and reports progress), then lets the
+// object flip the subject's contents to them. Between batches it yields to the event loop, so the
+// Worker (and under `wrangler dev` the whole local service, one thread) keeps answering requests.
+// A bad bundle fails the survey at once; anything else (R2, the object unreachable) is retried, and
+// after the last retry the dead-letter consumer fails the survey, so no survey stays RUNNING.
 import { z } from 'zod';
 import { BundleError, readBundle, subjectOf, type BundleSummary } from '../analysis/bundle';
 import { errorText } from '../analysis/errors';
@@ -35,11 +37,20 @@ class AnalysisAbandoned extends Error {}
 /** One stored item at most this large as JSON: a project object row holds at most 2 MB. */
 export const MAX_ITEM_JSON_BYTES = 512 * 1024;
 
+/**
+ * Lets everything else waiting for this thread run. A chain of awaited in-process calls (parsing, RPC
+ * to the project object) never leaves the event loop idle, and workerd only looks for new
+ * connections when nothing else is ready: a timer makes it look.
+ */
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /** Collects found items and sends them to the project object STAGE_BATCH at a time. */
 class Stager {
   private items: FoundItem[] = [];
+  /** Bytes of the bundle read so far, of `size`. */
+  bytesRead = 0;
 
-  constructor(private readonly env: Env, private readonly message: AnalysisMessage) {}
+  constructor(private readonly env: Env, private readonly message: AnalysisMessage, private readonly attempt: number, private readonly size: number) {}
 
   async add(item: FoundItem): Promise<void> {
     // A bundle fault, not ours: say so with a bundle class instead of failing storage after retries.
@@ -54,13 +65,26 @@ class Stager {
     if (!this.items.length) return;
     const items = this.items;
     this.items = [];
-    const active = await withProject<boolean>(this.env, this.message.projectId, (stub) => stub.stageContents(this.message.surveyId, items));
+    const progress = this.size > 0 ? Math.round((1000 * this.bytesRead) / this.size) / 10 : undefined;
+    const active = await withProject<boolean>(this.env, this.message.projectId, (stub) =>
+      stub.stageContents({ surveyId: this.message.surveyId, attempt: this.attempt, items, progress }));
     if (!active) throw new AnalysisAbandoned();
+    await yieldToEventLoop();
   }
 }
 
-async function fail(env: Env, message: AnalysisMessage, failureClass: string, text: string, metadata?: JsonObject): Promise<void> {
-  await withProject(env, message.projectId, (stub) => stub.failAnalysis({ surveyId: message.surveyId, failureClass, message: text, metadata }));
+async function fail(env: Env, message: AnalysisMessage, attempt: number, failureClass: string, text: string, metadata?: JsonObject): Promise<void> {
+  await withProject(env, message.projectId, (stub) => stub.failAnalysis({ surveyId: message.surveyId, attempt, failureClass, message: text, metadata }));
+}
+
+/** Counts the bytes passing through, for progress. */
+function counted(body: ReadableStream<Uint8Array>, stager: Stager): ReadableStream<Uint8Array> {
+  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      stager.bytesRead += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  }));
 }
 
 /** What the ANALYZE step records: counts, the documents' spec versions, what was skipped, the format. */
@@ -88,15 +112,16 @@ export async function analyse(env: Env, message: AnalysisMessage): Promise<void>
   const start = await withProject<AnalysisStart>(env, message.projectId, (stub) =>
     stub.beginAnalysis({ surveyId: message.surveyId, bundleId: message.bundleId, blobKey: message.blobKey }));
   if (!start.run) return;
+  const { attempt } = start;
 
   const object = await env.BUNDLES.get(message.blobKey);
   if (!object) {
-    return fail(env, message, 'bundle_missing', `The bundle ${message.bundleId} is not in storage any more; upload it again in a new survey.`);
+    return fail(env, message, attempt, 'bundle_missing', `The bundle ${message.bundleId} is not in storage any more; upload it again in a new survey.`);
   }
-  const stager = new Stager(env, message);
+  const stager = new Stager(env, message, attempt, object.size);
   let summary: BundleSummary;
   try {
-    summary = await readBundle(object.body, {
+    summary = await readBundle(counted(object.body, stager), {
       fileName: object.customMetadata?.fileName ?? 'bundle.json',
       onComponent: (component, source) => stager.add({ kind: 'component', source: source.path, component }),
       onCryptoAsset: (asset, source) => stager.add({ kind: 'crypto_asset', source: source.path, asset }),
@@ -104,7 +129,7 @@ export async function analyse(env: Env, message: AnalysisMessage): Promise<void>
     });
     await stager.flush();
   } catch (error) {
-    if (error instanceof BundleError) return fail(env, message, error.failureClass, error.message);
+    if (error instanceof BundleError) return fail(env, message, attempt, error.failureClass, error.message);
     if (error instanceof AnalysisAbandoned) return;
     throw error;
   }
@@ -113,11 +138,11 @@ export async function analyse(env: Env, message: AnalysisMessage): Promise<void>
   const subjectSource = start.target?.trim() ? 'target' : summary.manifest?.subject ? 'manifest' : 'document';
   const metadata = stepMetadata(summary, subjectSource);
   if (!subject) {
-    return fail(env, message, 'no_subject',
+    return fail(env, message, attempt, 'no_subject',
       'The bundle does not say what it is about: start the survey with a target, set "subject" in manifest.json, or give the BOM a metadata.component.name.', metadata);
   }
   await withProject(env, message.projectId, (stub) => stub.finishAnalysis({
-    surveyId: message.surveyId, subject, metadata,
+    surveyId: message.surveyId, attempt, subject, metadata,
     partial: summary.skippedEntries > 0 || summary.skippedComponents > 0,
     manifestTag: summary.manifest?.tag ?? null, manifestCiRunId: summary.manifest?.ci?.runId ?? null,
   }));
@@ -140,8 +165,9 @@ export async function consumeAnalysis(batch: MessageBatch, env: Env): Promise<vo
     } catch (error) {
       const text = errorText(error);
       console.error(`analysis: attempt ${message.attempts} for survey ${body.surveyId} failed: ${text}`);
-      await withProject(env, body.projectId, (stub) => stub.noteAnalysisRetry({ surveyId: body.surveyId, attempt: message.attempts, error: text })).catch(() => undefined);
-      message.retry({ delaySeconds: retryDelay(message.attempts) });
+      const delaySeconds = retryDelay(message.attempts);
+      await withProject(env, body.projectId, (stub) => stub.noteAnalysisRetry({ surveyId: body.surveyId, attempt: message.attempts, error: text, delaySeconds })).catch(() => undefined);
+      message.retry({ delaySeconds });
     }
   }
 }

@@ -2,13 +2,15 @@ import journal from './meta/_journal.json';
 import m0000 from './0000_data_plane.sql';
 import m0001 from './0001_analysis_staging.sql';
 import m0002 from './0002_job_updated_at.sql';
+import m0003 from './0003_contents_by_survey.sql';
 
   export default {
     journal,
     migrations: {
       m0000,
 m0001,
-m0002
+m0002,
+m0003
     }
   }
   

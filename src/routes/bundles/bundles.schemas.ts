@@ -56,7 +56,7 @@ export const PartAnswer = z
 export const ProgressRequest = z
   .object({
     jobId: z.uuid().openapi({ description: 'The survey\'s `jobId` from upload init.' }),
-    progress: z.number().int().min(0).max(100),
+    progress: z.number().min(0).max(100),
   })
   .openapi('UploadProgressRequest');
 

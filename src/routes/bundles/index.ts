@@ -23,6 +23,13 @@ export const bundlesRouter = createRouter()
       orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'bundle.upload.started', traceId: c.var.requestId,
       data: { uploadId: answer.uploadId, bundleId: answer.bundleId, surveyId: answer.jobId, sha256: bundle.sha256, sizeBytes: bundle.sizeBytes, parts: answer.parts.length },
     }, 'uploadId', answer.uploadId);
+    // Without parentId the upload started its own survey.
+    if (!bundle.parentId) {
+      await recordActivityOnce(controlDb(c.env.DB), {
+        orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.started', traceId: c.var.requestId,
+        data: { surveyId: answer.jobId, jobType: 'INVENTORY_SURVEY' },
+      }, 'surveyId', answer.jobId);
+    }
     return c.json(answer, 200);
   })
   .openapi(

@@ -6,7 +6,7 @@ const jobFields = {
   id: z.uuid(),
   type: z.string().openapi({ example: 'INVENTORY_SURVEY' }),
   status: z.enum(JOB_STATUSES),
-  progress: z.number().int().min(0).max(100),
+  progress: z.number().min(0).max(100),
   message: z.string().nullable(),
   created_at: z.string(),
   started_at: z.string().nullable(),
@@ -74,7 +74,9 @@ export const JobListQuery = z.object({
   sortDir: z.enum(['asc', 'desc']).default('desc').openapi({ param: { name: 'sortDir', in: 'query' } }),
   after: z.uuid().optional().openapi({ param: { name: 'after', in: 'query' } }),
   before: z.uuid().optional().openapi({ param: { name: 'before', in: 'query' } }),
-  topLevel: boolQuery('topLevel'),
+  // Left undefined when absent: with `jobType`, steps are listed only when `topLevel=false` is asked for.
+  topLevel: z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true'))
+    .openapi({ param: { name: 'topLevel', in: 'query' }, description: 'true: one row per survey with its steps. false (the default): every job, steps included; with `jobType` naming a survey type, only an explicit false lists the analysis steps too.' }),
   showDeleted: boolQuery('showDeleted'),
 });
 

@@ -13,8 +13,14 @@ export const surveysRouter = createRouter()
   .openapi(routes.startSurvey, async (c) => {
     const { projectId } = c.req.valid('param');
     const body = c.req.valid('json');
-    const answer = await withProject<StartSurveyAnswer>(c.env, projectId, (stub) =>
+    const { answer, changed } = await withProject<Changed<StartSurveyAnswer>>(c.env, projectId, (stub) =>
       stub.startSurvey({ idempotencyKey: c.req.valid('header')['idempotency-key'], ...body }));
+    if (changed) {
+      await recordActivity(controlDb(c.env.DB), {
+        orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.started',
+        data: { surveyId: answer.parent_id, jobType: body.jobType, ...(body.tag ? { tag: body.tag } : {}), ...(body.target ? { target: body.target } : {}) }, traceId: c.var.requestId,
+      });
+    }
     return c.json(answer, 201);
   })
   .openapi(routes.reportStatus, async (c) => {

@@ -31,7 +31,7 @@ export const StepStatusRequest = z
   .object({
     subJobId: z.uuid(),
     status: z.enum(JOB_STATUSES),
-    progress: z.number().int().min(0).max(100).optional(),
+    progress: z.number().min(0).max(100).optional(),
     message: z.string().max(10_000).nullable().optional(),
     metadata: boundedJsonObject().optional(),
     analyzeStats: boundedJsonObject().optional(),

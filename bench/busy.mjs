@@ -1,0 +1,182 @@
+// `npm run bench:busy`: does the service keep answering while it analyses a large bundle? Uploads a
+// generated SBOM (150,000 components, about 21 MB; BENCH_COMPONENTS to change) with the project's CLI
+// to `wrangler dev`, and while it is analysed reads the project, its survey, its job list and the
+// health check every 250 ms each. Prints the latency of those reads (p50, p99, max), how many were
+// never answered, how many job-update events the job stream carried, and how long the analysis took.
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
+
+const PORT = Number(process.env.BENCH_PORT || 8797);
+const BASE = `http://127.0.0.1:${PORT}`;
+const COMPONENTS = Number(process.env.BENCH_COMPONENTS || 150_000);
+const INTERVAL_MS = 250;
+/** A read not answered within this long counts as lost. */
+const LOST_AFTER_MS = 30_000;
+
+const work = await mkdtemp(join(tmpdir(), 'posture-bench-busy-'));
+ensureDevVars();
+await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', join(work, 'state')]);
+const server = startWranglerDev({ port: PORT, persistTo: join(work, 'state') });
+
+try {
+  await waitForService(BASE);
+  const demo = await devCall(BASE, '/api/v1/dev/seed');
+  const session = (await devCall(BASE, '/api/v1/dev/session')).jwt;
+  const P = `${BASE}/api/v1/project/${demo.projectId}`;
+  const get = (url) => fetch(url, { headers: { authorization: `Bearer ${session}` } });
+  await until(async () => (await get(`${P}/v1/job?limit=1`)).status === 200, 'the project was not set up in time');
+  const pass = await createPass(P, session);
+  const file = await generateSbom(join(work, 'large.cdx.json'), COMPONENTS);
+
+  const upload = await cli(['upload', file, '--api', BASE, '--project', demo.projectId, '--target', 'bench-large', '--json'], pass);
+  if (upload.code !== 0) throw new Error(`the CLI failed: ${upload.stderr}`);
+  const surveyId = upload.events.find((e) => e.surveyId)?.surveyId ?? upload.events.find((e) => e.jobId)?.jobId;
+  if (!surveyId) throw new Error(`the CLI named no survey: ${upload.stdout}`);
+  const queuedAt = performance.now();
+
+  const stream = countStreamEvents(`${P}/v1/job/stream`, session);
+  const targets = {
+    'GET /api/v1/health': `${BASE}/api/v1/health`,
+    'GET P (project)': P,
+    'GET P/v1/job/{survey}': `${P}/v1/job/${surveyId}`,
+    'GET P/v1/job (list)': `${P}/v1/job?limit=50`,
+  };
+  const samples = Object.fromEntries(Object.keys(targets).map((name) => [name, { times: [], lost: 0 }]));
+  const pending = new Set();
+  let finished = null;
+  let analysisSeconds = null;
+  const timers = Object.entries(targets).map(([name, url], i) => setTimeout(() => {
+    const tick = () => {
+      const started = performance.now();
+      const read = timed(get(url), LOST_AFTER_MS).then(async (res) => {
+        if (!res) return samples[name].lost++;
+        const body = await res.json().catch(() => null);
+        samples[name].times.push(performance.now() - started);
+        if (name === 'GET P/v1/job/{survey}' && body && ['COMPLETED', 'FAILED'].includes(body.status) && !finished) {
+          finished = body;
+          analysisSeconds = (performance.now() - queuedAt) / 1000;
+        }
+      });
+      pending.add(read);
+      read.finally(() => pending.delete(read));
+    };
+    tick();
+    timers.push(setInterval(tick, INTERVAL_MS));
+  }, (INTERVAL_MS / 4) * i));
+  await until(() => finished, 'the analysis did not finish within 10 minutes', 600_000, 100);
+  for (const timer of timers) clearInterval(timer), clearTimeout(timer);
+  await Promise.all([...pending]);
+  const events = stream.stop();
+
+  const analyze = finished.steps?.find((s) => s.step_type === 'ANALYZE');
+  console.log(`\nbench:busy: ${COMPONENTS} components (${(upload.bytes / 1e6).toFixed(1)} MB), survey ${finished.status}`);
+  console.log(`analysis: ${analysisSeconds.toFixed(1)} s from upload complete to survey finished (client side); ANALYZE step ${stepSeconds(analyze)} s (server side)`);
+  console.log(`job stream: ${events.updates} job-update events during the analysis (${events.progressValues} distinct progress values of the ANALYZE step)\n`);
+  console.log('| read (every 250 ms) | answered | lost | p50 ms | p99 ms | max ms |');
+  console.log('|---|---|---|---|---|---|');
+  for (const [name, { times, lost }] of Object.entries(samples)) {
+    const sorted = [...times].sort((a, b) => a - b);
+    console.log(`| ${name} | ${times.length} | ${lost} | ${pct(sorted, 50)} | ${pct(sorted, 99)} | ${sorted.at(-1)?.toFixed(0) ?? '-'} |`);
+  }
+} finally {
+  server.kill('SIGTERM');
+  await rm(work, { recursive: true, force: true });
+}
+
+function pct(sorted, p) {
+  if (!sorted.length) return '-';
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)].toFixed(0);
+}
+
+function stepSeconds(step) {
+  if (!step?.started_at || !step?.finished_at) return '?';
+  return ((Date.parse(step.finished_at) - Date.parse(step.started_at)) / 1000).toFixed(1);
+}
+
+async function until(check, failure, timeoutMs = 60_000, everyMs = 200) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(failure);
+}
+
+/** The response, or null when none came within `ms`. */
+function timed(promise, ms) {
+  return Promise.race([promise.catch(() => null), new Promise((r) => setTimeout(() => r(null), ms))]);
+}
+
+async function createPass(P, session) {
+  const res = await fetch(`${P}/credential/spice-pass`, {
+    method: 'POST', headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' }, body: '{}',
+  });
+  if (res.status !== 201) throw new Error(`could not create an upload pass: ${res.status} ${await res.text()}`);
+  return (await res.json()).jwt;
+}
+
+/** A CycloneDX 1.6 SBOM of `count` npm packages, written as a stream. */
+async function generateSbom(file, count) {
+  const out = createWriteStream(file);
+  const write = async (text) => {
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  await write('{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"metadata":{"component":{"type":"application","name":"bench-large"}},"components":[');
+  for (let i = 0; i < count; i++) {
+    const name = `package-${i.toString(36)}`;
+    const version = `${i % 7}.${i % 13}.${i % 17}`;
+    const purl = `pkg:npm/${name}@${version}`;
+    await write(`${i ? ',' : ''}{"type":"library","bom-ref":"${purl}","name":"${name}","version":"${version}","purl":"${purl}"}`);
+  }
+  await write(']}');
+  out.end();
+  await once(out, 'close');
+  return file;
+}
+
+/** Runs the CLI with --json; answers its exit code, the JSON events it printed and the bundle's size. */
+function cli(args, pass) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(root, 'cli/posture.mjs'), ...args], { env: { PATH: process.env.PATH, POSTURE_PASS: pass }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => {
+      const events = stdout.split('\n').filter(Boolean).map((line) => { try { return JSON.parse(line); } catch { return {}; } });
+      const bytes = events.find((e) => e.total)?.total ?? 0;
+      resolve({ code, stdout, stderr, events, bytes });
+    });
+  });
+}
+
+/** Counts job-update events on the project's job stream until stopped. */
+function countStreamEvents(url, session) {
+  const controller = new AbortController();
+  const counts = { updates: 0, progress: new Set() };
+  fetch(url, { headers: { authorization: `Bearer ${session}`, accept: 'text/event-stream' }, signal: controller.signal })
+    .then(async (res) => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for await (const chunk of res.body) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const event = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = event.split('\n').find((l) => l.startsWith('data: '));
+          if (!data) continue;
+          counts.updates++;
+          const job = JSON.parse(data.slice(6));
+          if (job.step_type === 'ANALYZE') counts.progress.add(job.progress);
+        }
+      }
+    })
+    .catch(() => undefined);
+  return { stop: () => (controller.abort(), { updates: counts.updates, progressValues: counts.progress.size }) };
+}
