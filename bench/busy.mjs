@@ -3,13 +3,11 @@
 // to `wrangler dev`, and while it is analysed reads the project, its survey, its job list and the
 // health check every 250 ms each. Prints the latency of those reads (p50, p99, max), how many were
 // never answered, how many job-update events the job stream carried, and how long the analysis took.
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
+import { devCall, ensureDevVars, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
+import { cli, createPass, generateSbom, until } from './harness.mjs';
 
 const PORT = Number(process.env.BENCH_PORT || 8797);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -31,19 +29,16 @@ try {
   const get = (url) => fetch(url, { headers: { authorization: `Bearer ${session}` } });
   await until(async () => (await get(`${P}/v1/job?limit=1`)).status === 200, 'the project was not set up in time');
   const pass = await createPass(P, session);
-  const file = await generateSbom(join(work, 'large.cdx.json'), COMPONENTS);
+  const file = await generateSbom(join(work, 'large.cdx.json'), COMPONENTS, 'bench-large');
 
-  const upload = await cli(['upload', file, '--api', BASE, '--project', demo.projectId, '--target', 'bench-large', '--json'], pass);
-  if (upload.code !== 0) throw new Error(`the CLI failed: ${upload.stderr}`);
-  const surveyId = upload.events.find((e) => e.surveyId)?.surveyId ?? upload.events.find((e) => e.jobId)?.jobId;
-  if (!surveyId) throw new Error(`the CLI named no survey: ${upload.stdout}`);
+  const upload = await cli(['upload', file, '--api', BASE, '--project', demo.projectId, '--target', 'bench-large'], pass);
   const queuedAt = performance.now();
 
   const stream = countStreamEvents(`${P}/v1/job/stream`, session);
   const targets = {
     'GET /api/v1/health': `${BASE}/api/v1/health`,
     'GET P (project)': P,
-    'GET P/v1/job/{survey}': `${P}/v1/job/${surveyId}`,
+    'GET P/v1/job/{survey}': `${P}/v1/job/${upload.surveyId}`,
     'GET P/v1/job (list)': `${P}/v1/job?limit=50`,
   };
   const samples = Object.fromEntries(Object.keys(targets).map((name) => [name, { times: [], lost: 0 }]));
@@ -98,61 +93,9 @@ function stepSeconds(step) {
   return ((Date.parse(step.finished_at) - Date.parse(step.started_at)) / 1000).toFixed(1);
 }
 
-async function until(check, failure, timeoutMs = 60_000, everyMs = 200) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(failure);
-}
-
 /** The response, or null when none came within `ms`. */
 function timed(promise, ms) {
   return Promise.race([promise.catch(() => null), new Promise((r) => setTimeout(() => r(null), ms))]);
-}
-
-async function createPass(P, session) {
-  const res = await fetch(`${P}/credential/spice-pass`, {
-    method: 'POST', headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' }, body: '{}',
-  });
-  if (res.status !== 201) throw new Error(`could not create an upload pass: ${res.status} ${await res.text()}`);
-  return (await res.json()).jwt;
-}
-
-/** A CycloneDX 1.6 SBOM of `count` npm packages, written as a stream. */
-async function generateSbom(file, count) {
-  const out = createWriteStream(file);
-  const write = async (text) => {
-    if (!out.write(text)) await once(out, 'drain');
-  };
-  await write('{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"metadata":{"component":{"type":"application","name":"bench-large"}},"components":[');
-  for (let i = 0; i < count; i++) {
-    const name = `package-${i.toString(36)}`;
-    const version = `${i % 7}.${i % 13}.${i % 17}`;
-    const purl = `pkg:npm/${name}@${version}`;
-    await write(`${i ? ',' : ''}{"type":"library","bom-ref":"${purl}","name":"${name}","version":"${version}","purl":"${purl}"}`);
-  }
-  await write(']}');
-  out.end();
-  await once(out, 'close');
-  return file;
-}
-
-/** Runs the CLI with --json; answers its exit code, the JSON events it printed and the bundle's size. */
-function cli(args, pass) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'cli/posture.mjs'), ...args], { env: { PATH: process.env.PATH, POSTURE_PASS: pass }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => {
-      const events = stdout.split('\n').filter(Boolean).map((line) => { try { return JSON.parse(line); } catch { return {}; } });
-      const bytes = events.find((e) => e.total)?.total ?? 0;
-      resolve({ code, stdout, stderr, events, bytes });
-    });
-  });
 }
 
 /** Counts job-update events on the project's job stream until stopped. */

@@ -54,11 +54,15 @@ export function wrangler(args, { quiet = true } = {}) {
   });
 }
 
-/** Starts `wrangler dev` in the background; the caller stops it with `.kill()`. */
-export function startWranglerDev({ port, persistTo, inherit = false }) {
+/**
+ * Starts `wrangler dev` in the background; the caller stops it with `.kill()`. With `group`, it leads
+ * a process group of its own (wrangler and workerd), which `process.kill(-child.pid, signal)` stops
+ * together, as Ctrl-C in a terminal would.
+ */
+export function startWranglerDev({ port, persistTo, inherit = false, group = false }) {
   const args = ['dev', '--port', String(port), '--ip', '127.0.0.1', '--show-interactive-dev-session=false'];
   if (persistTo) args.push('--persist-to', persistTo);
-  return spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env: quietEnv, stdio: inherit ? 'inherit' : 'ignore' });
+  return spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env: quietEnv, stdio: inherit ? 'inherit' : 'ignore', detached: group });
 }
 
 export async function waitForService(base, timeoutMs = 90_000) {
