@@ -3,35 +3,24 @@
 // to `wrangler dev`, and while it is analysed reads the project, its survey, its job list and the
 // health check every 250 ms each. Prints the latency of those reads (p50, p99, max), how many were
 // never answered, how many job-update events the job stream carried, and how long the analysis took.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devCall, ensureDevVars, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
-import { cli, createPass, generateSbom, until } from './harness.mjs';
+import { benchService, cli, createPass, generateSbom, until } from './harness.mjs';
 
 const PORT = Number(process.env.BENCH_PORT || 8797);
-const BASE = `http://127.0.0.1:${PORT}`;
 const COMPONENTS = Number(process.env.BENCH_COMPONENTS || 150_000);
 const INTERVAL_MS = 250;
 /** A read not answered within this long counts as lost. */
 const LOST_AFTER_MS = 30_000;
 
-const work = await mkdtemp(join(tmpdir(), 'posture-bench-busy-'));
-ensureDevVars();
-await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', join(work, 'state')]);
-const server = startWranglerDev({ port: PORT, persistTo: join(work, 'state') });
+const service = await benchService(PORT, 'busy');
+const { base: BASE, P, session } = service;
 
 try {
-  await waitForService(BASE);
-  const demo = await devCall(BASE, '/api/v1/dev/seed');
-  const session = (await devCall(BASE, '/api/v1/dev/session')).jwt;
-  const P = `${BASE}/api/v1/project/${demo.projectId}`;
   const get = (url) => fetch(url, { headers: { authorization: `Bearer ${session}` } });
-  await until(async () => (await get(`${P}/v1/job?limit=1`)).status === 200, 'the project was not set up in time');
   const pass = await createPass(P, session);
-  const file = await generateSbom(join(work, 'large.cdx.json'), COMPONENTS, 'bench-large');
+  const file = await generateSbom(join(service.work, 'large.cdx.json'), COMPONENTS, 'bench-large');
 
-  const upload = await cli(['upload', file, '--api', BASE, '--project', demo.projectId, '--target', 'bench-large'], pass);
+  const upload = await cli(['upload', file, '--api', BASE, '--project', service.projectId, '--target', 'bench-large'], pass);
   const queuedAt = performance.now();
 
   const stream = countStreamEvents(`${P}/v1/job/stream`, session);
@@ -79,8 +68,7 @@ try {
     console.log(`| ${name} | ${times.length} | ${lost} | ${pct(sorted, 50)} | ${pct(sorted, 99)} | ${sorted.at(-1)?.toFixed(0) ?? '-'} |`);
   }
 } finally {
-  server.kill('SIGTERM');
-  await rm(work, { recursive: true, force: true });
+  await service.stop();
 }
 
 function pct(sorted, p) {

@@ -1,10 +1,56 @@
-// Shared by the benches that drive `wrangler dev` with a large generated SBOM: the bundle, an upload
-// pass, the CLI run with --json, and waiting for a condition.
+// Shared by the benches that drive `wrangler dev`: a service of their own with fresh local state and
+// the demo tenant, a large generated SBOM, an upload pass, the CLI run with --json, waiting for a condition.
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { root } from '../scripts/local.mjs';
+import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
+
+/**
+ * `wrangler dev` on `port` with fresh local state in a temporary folder, the demo tenant seeded and its
+ * project set up: answers where it is (`base`, the project's path `P`), an admin `session`, and `stop()`.
+ * With `group`, wrangler and workerd form a process group (see startWranglerDev) that `restart()` stops.
+ */
+export async function benchService(port, name, { group = false } = {}) {
+  const work = await mkdtemp(join(tmpdir(), `posture-bench-${name}-`));
+  const state = join(work, 'state');
+  const base = `http://127.0.0.1:${port}`;
+  ensureDevVars();
+  await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state]);
+  const service = {
+    base, work, server: startWranglerDev({ port, persistTo: state, group }),
+    /** Stops the whole server as Ctrl-C would, then starts it again on the same state. */
+    async restart() {
+      process.kill(-service.server.pid, 'SIGINT');
+      await once(service.server, 'exit');
+      const stoppedAt = performance.now();
+      service.server = startWranglerDev({ port, persistTo: state, group });
+      return stoppedAt;
+    },
+    async stop() {
+      try {
+        if (group) process.kill(-service.server.pid, 'SIGTERM');
+        else service.server.kill('SIGTERM');
+      } catch {
+        // already gone
+      }
+      await rm(work, { recursive: true, force: true });
+    },
+  };
+  try {
+    await waitForService(base);
+    const demo = await devCall(base, '/api/v1/dev/seed');
+    const session = (await devCall(base, '/api/v1/dev/session')).jwt;
+    const P = `${base}/api/v1/project/${demo.projectId}`;
+    await until(async () => (await fetch(`${P}/v1/job?limit=1`, { headers: { authorization: `Bearer ${session}` } })).status === 200, 'the project was not set up in time', 20_000);
+    return Object.assign(service, { projectId: demo.projectId, session, P });
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+}
 
 /** A CycloneDX 1.6 SBOM of `count` npm packages (about 135 bytes each), written as a stream. */
 export async function generateSbom(file, count, subject) {

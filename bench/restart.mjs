@@ -3,48 +3,33 @@
 // (wrangler and workerd, SIGINT to the process group as Ctrl-C would) once the analysis is under way,
 // starts it again on the same local state, and measures how long until the survey completes with no
 // new upload: the lapsed lease is noticed by the project object's alarm, which sends the work again.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devCall, ensureDevVars, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
-import { cli, createPass, generateSbom, until } from './harness.mjs';
+import { waitForService } from '../scripts/local.mjs';
+import { benchService, cli, createPass, generateSbom, until } from './harness.mjs';
 
 const PORT = Number(process.env.BENCH_PORT || 8798);
-const BASE = `http://127.0.0.1:${PORT}`;
 const COMPONENTS = Number(process.env.BENCH_COMPONENTS || 150_000);
 /** Stop the server once the analysis step reports this much progress. */
 const STOP_AT_PROGRESS = Number(process.env.BENCH_STOP_AT || 30);
 
-const work = await mkdtemp(join(tmpdir(), 'posture-bench-restart-'));
-const state = join(work, 'state');
-ensureDevVars();
-await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state]);
-let server = startWranglerDev({ port: PORT, persistTo: state, group: true });
+const service = await benchService(PORT, 'restart', { group: true });
+const { base: BASE, P, session } = service;
 
 try {
-  await waitForService(BASE);
-  const demo = await devCall(BASE, '/api/v1/dev/seed');
-  const session = (await devCall(BASE, '/api/v1/dev/session')).jwt;
-  const P = `${BASE}/api/v1/project/${demo.projectId}`;
   const get = async (path) => {
     const res = await fetch(`${P}${path}`, { headers: { authorization: `Bearer ${session}` } }).catch(() => null);
     return res?.ok ? res.json() : null;
   };
-  await until(() => get('/v1/job?limit=1'), 'the project was not set up in time');
   const pass = await createPass(P, session);
-  const file = await generateSbom(join(work, 'large.cdx.json'), COMPONENTS, 'bench-restart');
-  const upload = await cli(['upload', file, '--api', BASE, '--project', demo.projectId], pass);
+  const file = await generateSbom(join(service.work, 'large.cdx.json'), COMPONENTS, 'bench-restart');
+  const upload = await cli(['upload', file, '--api', BASE, '--project', service.projectId], pass);
   const analyze = (survey) => survey?.steps?.find((s) => s.step_type === 'ANALYZE');
 
   const before = await until(async () => {
     const step = analyze(await get(`/v1/job/${upload.surveyId}`));
     return step?.status === 'RUNNING' && step.progress >= STOP_AT_PROGRESS ? step : null;
   }, 'the analysis did not get under way', 120_000, 100);
-  process.kill(-server.pid, 'SIGINT');
-  await new Promise((resolve) => server.once('exit', resolve));
-  const stoppedAt = performance.now();
-
-  server = startWranglerDev({ port: PORT, persistTo: state, group: true });
+  const stoppedAt = await service.restart();
   await waitForService(BASE);
   const upAt = performance.now();
   const done = await until(async () => {
@@ -60,10 +45,5 @@ try {
   console.log(`recovery: survey ${done.status} ${((finishedAt - stoppedAt) / 1000).toFixed(1)} s after the stop (${((finishedAt - upAt) / 1000).toFixed(1)} s after the service was back)`);
   console.log(`the analysis step: attempt ${step?.metadata?.attempt ?? '?'}, sent again ${step?.metadata?.resends ?? 0} time(s), ${JSON.stringify(step?.metadata?.stored ?? {})} stored; bundles in the project: ${bundles?.bundles?.length ?? '?'} (no new upload)`);
 } finally {
-  try {
-    process.kill(-server.pid, 'SIGTERM');
-  } catch {
-    // already gone
-  }
-  await rm(work, { recursive: true, force: true });
+  await service.stop();
 }

@@ -6,11 +6,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devCall, readDevVars, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
+import { readDevVars, root } from '../scripts/local.mjs';
+import { benchService, createPass } from './harness.mjs';
 
 const PORT = Number(process.env.BENCH_PORT || 8796);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -18,17 +18,12 @@ const MiB = 1024 * 1024;
 const SIZES = (process.env.BENCH_SIZES_MIB || '64,512').split(',').map(Number);
 const LARGEST_SBOM = join(root, 'test/fixtures/sbom/deb__pop-os-22.04-host.cdx-1.4.json');
 
-const work = await mkdtemp(join(tmpdir(), 'posture-bench-upload-'));
-ensureDevVars();
-await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', join(work, 'state')]);
-const server = startWranglerDev({ port: PORT, persistTo: join(work, 'state') });
+const service = await benchService(PORT, 'upload');
+const { work, session, projectId } = service;
+const demo = { projectId };
 
 try {
-  await waitForService(BASE);
-  const demo = await devCall(BASE, '/api/v1/dev/seed');
-  const session = (await devCall(BASE, '/api/v1/dev/session')).jwt;
-  const pass = await createPass(demo.projectId, session);
-  await waitProvisioned(demo.projectId, session);
+  const pass = await createPass(service.P, session);
 
   const rows = [];
   for (const mib of SIZES) {
@@ -51,25 +46,7 @@ try {
   const analysis = await timeToCompleted(demo.projectId, pass, session);
   report(rows, analysis);
 } finally {
-  server.kill('SIGTERM');
-  await rm(work, { recursive: true, force: true });
-}
-
-async function createPass(projectId, session) {
-  const res = await fetch(`${BASE}/api/v1/project/${projectId}/credential/spice-pass`, {
-    method: 'POST', headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' }, body: '{}',
-  });
-  if (res.status !== 201) throw new Error(`could not create an upload pass: ${res.status} ${await res.text()}`);
-  return (await res.json()).jwt;
-}
-
-async function waitProvisioned(projectId, session) {
-  for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${BASE}/api/v1/project/${projectId}/v1/job?limit=1`, { headers: { authorization: `Bearer ${session}` } });
-    if (res.status === 200) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the project was not set up in time');
+  await service.stop();
 }
 
 async function randomFile(file, mib) {

@@ -86,6 +86,8 @@ export async function expireLeases(state: ProjectState, now = Date.now()): Promi
   for (const lease of lapsed) {
     const step = findJob(state.db, lease.stepId);
     if (!step || isFinished(step.status)) {
+      // Finished elsewhere (superseded, swept as abandoned): what its last attempt stored goes too.
+      if (lease.holder) queuePurge(state, lease.surveyId, lease.holder, '*');
       dropLease(state, lease.stepId);
       continue;
     }
