@@ -218,6 +218,14 @@ describe('job list, activity and request details (issue 7)', () => {
     const fresh = await getJob(t, (await json(res)).parent_id);
     expect(analyzeStep(fresh)).toMatchObject({ status: 'SKIPPED' });
   });
+
+  it('create upload pass: Content-Type application/json with an empty body gets the defaults', async () => {
+    const t = await dataTenant();
+    const res = await api(`${P(t.projectId)}/credential/spice-pass`, { method: 'POST', token: t.token, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(201);
+    const pass = await json(res);
+    expect(Date.parse(pass.expiresAt) - Date.parse(pass.createdAt)).toBe(14 * 86_400_000);
+  });
 });
 
 describe('rules nobody checked before (issue 7)', () => {

@@ -4,6 +4,7 @@
 import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Permission } from '../auth/permissions';
 import { requireAccess, type Access } from '../middleware/auth';
+import { emptyBodyIsNoBody } from '../middleware/optional-body';
 import { ErrorSchema } from './errors';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -54,6 +55,8 @@ export function defineRoute<R extends RouteConfig>(config: R & Extra) {
   statuses.add(500);
   const errorResponses = Object.fromEntries([...statuses].sort().map((s) => [s, errorResponse(s)]));
   const middleware = access === 'public' ? [] : [requireAccess(access)];
+  // An optional body sent empty with a JSON Content-Type is no body, not invalid JSON.
+  if (route.request?.body && !route.request.body.required) middleware.push(emptyBodyIsNoBody as never);
   return createRoute({
     ...route,
     description: [route.description, describeAccess(access)].filter(Boolean).join('\n\n'),

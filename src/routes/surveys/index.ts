@@ -6,6 +6,7 @@ import { createRouter } from '../../lib/router';
 import { withProject } from '../../project/client';
 import type { JobAnswer } from '../../project/jobs';
 import type { Changed, RegenerateAnswer, StartSurveyAnswer } from '../../project/surveys';
+import { hasBody } from '../../middleware/optional-body';
 import { acceptsEventStream } from '../jobs';
 import * as routes from './surveys.routes';
 
@@ -38,8 +39,7 @@ export const surveysRouter = createRouter()
   .openapi(routes.regenerateSurvey, async (c) => {
     const { projectId, surveyId } = c.req.valid('param');
     // No body at all means "reports only"; `{}` repeats the analysis too (spec 4.8 rule 3).
-    const hasBody = Boolean(c.req.header('content-type'));
-    const skipAnalyze = hasBody ? (c.req.valid('json').skipAnalyze ?? false) : true;
+    const skipAnalyze = hasBody(c.req.raw) ? (c.req.valid('json').skipAnalyze ?? false) : true;
     const { answer, changed } = await withProject<Changed<RegenerateAnswer>>(c.env, projectId, (stub) =>
       stub.regenerateSurvey({ idempotencyKey: c.req.valid('header')['idempotency-key'], surveyId, skipAnalyze }));
     if (changed) {
