@@ -4,12 +4,12 @@
 // again. The work is idempotent (each attempt writes under its own number), and after
 // MAX_ANALYSIS_STARTS the step fails with class `interrupted`.
 import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
-import type { JsonObject } from '../lib/json';
 import { changeJob, findJob, isFinished, settleSurvey } from './jobs';
 import * as health from './health';
 import type { ProjectState } from './project-object';
 import { queuePurge } from './purges';
 import { stepLeases } from './schema';
+import type { AnalysisMessage } from './surveys';
 
 /** A running attempt renews its lease with every batch it stores; this long without one and it is presumed dead. */
 export const RUNNING_LEASE_MS = 45_000;
@@ -28,7 +28,7 @@ export function leaseOf(state: ProjectState, stepId: string): StepLease | undefi
 }
 
 /** Sends the step's work to the analysis queue and records it as queued work with a lease. */
-export async function queueWork(state: ProjectState, step: { id: string; parentId: string | null }, message: JsonObject, now = Date.now()): Promise<void> {
+export async function queueWork(state: ProjectState, step: { id: string; parentId: string | null }, message: AnalysisMessage, now = Date.now()): Promise<void> {
   await state.env.ANALYSIS_QUEUE.send(message);
   const expiresAt = now + QUEUED_LEASE_MS;
   state.db.insert(stepLeases).values({ stepId: step.id, surveyId: step.parentId!, holder: null, expiresAt, message, counts: {} })
@@ -42,7 +42,7 @@ export type Take = { attempt: number; expiresAt: number } | { busy: true } | { e
  * An attempt starts: it takes the lease unless a live attempt holds it (a duplicate delivery). The
  * rows of the attempt it replaces are queued for deletion.
  */
-export function takeLease(state: ProjectState, step: { id: string; parentId: string | null }, message: JsonObject, now = Date.now()): Take {
+export function takeLease(state: ProjectState, step: { id: string; parentId: string | null }, message: AnalysisMessage, now = Date.now()): Take {
   const lease = leaseOf(state, step.id);
   if (lease && lease.holder !== null && lease.expiresAt > now) return { busy: true };
   const attempts = (lease?.attempts ?? 0) + 1;

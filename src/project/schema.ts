@@ -136,7 +136,7 @@ export const stepLeases = sqliteTable('step_leases', {
   /** Times the object sent the work again after a lapse. */
   resends: integer('resends').notNull().default(0),
   /** The queue message that (re)starts the work. */
-  message: text('message', { mode: 'json' }).notNull().$type<JsonObject>(),
+  message: text('message', { mode: 'json' }).notNull().$type<{ projectId: string; surveyId: string; bundleId: string; blobKey: string }>(),
   /** Rows the holding attempt has stored, by content kind. */
   counts: text('counts', { mode: 'json' }).notNull().$type<Record<string, number>>(),
 }, (t) => [index('step_leases_expiry').on(t.expiresAt)]);

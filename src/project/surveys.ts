@@ -137,8 +137,7 @@ export async function regenerateSurvey(state: ProjectState, input: RegenerateInp
       : analyze;
     if (!request.skipAnalyze) {
       try {
-        const message: AnalysisMessage = { projectId: state.projectId, surveyId: survey.id, bundleId: bundle.id, blobKey: bundle.blobKey };
-        await queueWork(state, analyze, { ...message });
+        await queueWork(state, analyze, { projectId: state.projectId, surveyId: survey.id, bundleId: bundle.id, blobKey: bundle.blobKey });
       } catch (error) {
         // Nothing would ever analyse it: fail the new survey now rather than leave it PENDING.
         const failed = changeJob(state.db, analyzed, { status: 'FAILED', failureClass: 'internal', message: 'The analysis could not be queued; regenerate again.' });

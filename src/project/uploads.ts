@@ -12,7 +12,6 @@ import { queueWork } from './leases';
 import { sniffMimeType, streamedSha256 } from './blob';
 import type { ProjectState } from './project-object';
 import { bundles, jobs, uploads } from './schema';
-import type { AnalysisMessage } from './surveys';
 
 const MIB = 1024 * 1024;
 /** Every part but the last has this size (R2 wants at least 5 MiB); at most MAX_PARTS parts. */
@@ -214,8 +213,7 @@ async function finishUpload(state: ProjectState, upload: UploadRow, parts: Compl
   if (current.status === 'verified') {
     // Sent only once the bundle is recorded (the consumer reads it), and repeated by a retry when
     // the send itself failed: the consumer is idempotent per survey.
-    const message: AnalysisMessage = { projectId: state.projectId, surveyId: upload.surveyId, bundleId: bundle.id, blobKey: bundle.blobKey };
-    await queueWork(state, stepOf(db, upload.surveyId, 'ANALYZE'), { ...message });
+    await queueWork(state, stepOf(db, upload.surveyId, 'ANALYZE'), { projectId: state.projectId, surveyId: upload.surveyId, bundleId: bundle.id, blobKey: bundle.blobKey });
     db.update(uploads).set({ status: 'queued' }).where(eq(uploads.uploadId, upload.uploadId)).run();
   }
   return { status: 'queued', bundleId: bundle.id, surveyId: upload.surveyId, sha256: bundle.sha256, sizeBytes: bundle.sizeBytes, mimeType: bundle.mimeType };
