@@ -1,7 +1,7 @@
 // What a principal may do: permissions on the organization and on a project (ARCHITECTURE section 3).
 // A person's project permissions are the union of the roles of their teams that reach the project;
 // organization permissions the union of `org:*` over all their teams. An API token holds its fixed list.
-import { ALL_PERMISSIONS, isOrgPermission, type Permission } from './permissions';
+import { isOrgPermission, type Permission } from './permissions';
 import type { AccessCache } from './access-cache';
 import type { Principal } from './principal';
 
@@ -77,30 +77,59 @@ export async function reachableProjectIds(db: D1Database, orgId: string, userId:
   return results.map((r) => r.id);
 }
 
-/** Every permission the person holds through any team of the organization, whatever the team reaches. */
-export async function permissionsHeldAnywhere(db: D1Database, orgId: string, userId: string): Promise<Set<Permission>> {
-  const { results } = await db
-    .prepare(
-      `SELECT r.permissions AS permissions FROM team_members tm
-       JOIN teams t ON t.id = tm.team_id AND t.org_id = ?
-       JOIN team_roles tr ON tr.team_id = t.id JOIN roles r ON r.id = tr.role_id
-       WHERE tm.user_id = ?`,
-    )
-    .bind(orgId, userId)
-    .all<{ permissions: string }>();
-  return new Set(results.flatMap((row) => JSON.parse(row.permissions) as Permission[]));
+/** A team as grants see it: its roles (with their permissions), whether it reaches every project, its active assigned projects. */
+export interface TeamShape {
+  id: string;
+  allProjects: boolean;
+  roles: { id: string; permissions: Permission[] }[];
+  projectIds: string[];
 }
 
-/** Permissions the roles of these teams grant, in the order of ALL_PERMISSIONS. */
-export async function permissionsGrantedByTeams(db: D1Database, teamIds: readonly string[]): Promise<Permission[]> {
-  if (!teamIds.length) return [];
+/**
+ * The organization's teams selected by id, by member or by a role they grant (any of the three),
+ * in one query. Deleted projects are left out of `projectIds`: they grant nothing while deleted.
+ */
+export async function teamShapes(
+  db: D1Database,
+  orgId: string,
+  select: { teamIds?: readonly string[]; memberId?: string; roleId?: string },
+): Promise<TeamShape[]> {
   const { results } = await db
     .prepare(
-      `SELECT r.permissions AS permissions FROM team_roles tr JOIN roles r ON r.id = tr.role_id
-       WHERE tr.team_id IN (SELECT value FROM json_each(?))`,
+      `SELECT t.id AS id, t.all_projects AS all_projects,
+              (SELECT json_group_array(json_object('id', r.id, 'permissions', json(r.permissions)))
+                 FROM team_roles tr JOIN roles r ON r.id = tr.role_id WHERE tr.team_id = t.id) AS roles,
+              (SELECT json_group_array(tp.project_id) FROM team_projects tp
+                 JOIN projects p ON p.id = tp.project_id AND p.org_id = t.org_id AND p.deleted_at IS NULL
+                 WHERE tp.team_id = t.id) AS projects
+       FROM teams t
+       WHERE t.org_id = ?1 AND (t.id IN (SELECT value FROM json_each(?2))
+         OR t.id IN (SELECT team_id FROM team_members WHERE user_id = ?3)
+         OR t.id IN (SELECT team_id FROM team_roles WHERE role_id = ?4))
+       ORDER BY t.id`,
     )
-    .bind(JSON.stringify(teamIds))
-    .all<{ permissions: string }>();
-  const granted = new Set(results.flatMap((row) => JSON.parse(row.permissions) as Permission[]));
-  return ALL_PERMISSIONS.filter((p) => granted.has(p));
+    .bind(orgId, JSON.stringify(select.teamIds ?? []), select.memberId ?? null, select.roleId ?? null)
+    .all<{ id: string; all_projects: number; roles: string; projects: string }>();
+  return results.map((row) => ({
+    id: row.id,
+    allProjects: !!row.all_projects,
+    roles: JSON.parse(row.roles) as TeamShape['roles'],
+    projectIds: JSON.parse(row.projects) as string[],
+  }));
+}
+
+/** Ids of the organization's active projects. */
+export async function activeProjectIds(db: D1Database, orgId: string): Promise<string[]> {
+  const { results } = await db.prepare('SELECT id FROM projects WHERE org_id = ? AND deleted_at IS NULL').bind(orgId).all<{ id: string }>();
+  return results.map((r) => r.id);
+}
+
+/** The permissions of each of these roles, by id (roles not found are left out). */
+export async function rolePermissions(db: D1Database, roleIds: readonly string[]): Promise<Map<string, Permission[]>> {
+  if (!roleIds.length) return new Map();
+  const { results } = await db
+    .prepare('SELECT id, permissions FROM roles WHERE id IN (SELECT value FROM json_each(?))')
+    .bind(JSON.stringify(roleIds))
+    .all<{ id: string; permissions: string }>();
+  return new Map(results.map((r) => [r.id, JSON.parse(r.permissions) as Permission[]]));
 }

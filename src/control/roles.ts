@@ -2,6 +2,7 @@
 // shared by every organization) and each organization's own roles. The `roles` table has no unique
 // index on names, so creating and renaming decide "name taken" inside the write statement itself.
 import { and, count, desc, eq, isNull, or, sql } from 'drizzle-orm';
+import type { GrantCheck } from '../auth/grants';
 import { ALL_PERMISSIONS, isPermission, type Permission } from '../auth/permissions';
 import { activityRow, type Actor } from './activity';
 import { ApiError, conflict, invalidRequest, notFound } from '../lib/errors';
@@ -96,8 +97,12 @@ function activityIfChanged(d1: D1Database, row: ReturnType<typeof activityRow>):
     .bind(row.id, row.orgId, row.projectId, row.actorId, row.actorKind, row.action, JSON.stringify(row.data), row.traceId, row.createdAt);
 }
 
-export async function createRole(db: ControlDb, input: Change & { name: string; permissions: string[] }): Promise<RoleAnswer> {
+/** No one grants what they do not hold: a role's added permissions are checked before any write. */
+type Guarded = Change & { grants: GrantCheck };
+
+export async function createRole(db: ControlDb, input: Guarded & { name: string; permissions: string[] }): Promise<RoleAnswer> {
   const permissions = validPermissions(input.permissions);
+  await input.grants.assertRoleChange(null, [], permissions);
   const id = newId();
   const d1 = db.$client;
   const [inserted] = await d1.batch([
@@ -122,11 +127,12 @@ async function ownRole(db: ControlDb, orgId: string, roleId: string): Promise<Ro
 
 export async function updateRole(
   db: ControlDb,
-  input: Change & { roleId: string; name?: string | undefined; permissions?: string[] | undefined },
+  input: Guarded & { roleId: string; name?: string | undefined; permissions?: string[] | undefined },
 ): Promise<RoleAnswer> {
   const current = await ownRole(db, input.orgId, input.roleId);
   const name = input.name ?? current.name;
   const permissions = input.permissions ? validPermissions(input.permissions) : canonicalPermissions(current.permissions);
+  await input.grants.assertRoleChange(current.id, canonicalPermissions(current.permissions), permissions);
   const data: Record<string, unknown> = { roleId: current.id, roleName: name, permissions };
   if (name !== current.name) data.previousName = current.name;
   const d1 = db.$client;

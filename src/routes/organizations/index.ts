@@ -1,3 +1,4 @@
+import { GrantCheck } from '../../auth/grants';
 import { controlDb } from '../../control/db';
 import { deleteOrganization, getOrganization, listMembers, removeMember, updateOrganization } from '../../control/organizations';
 import { createRouter } from '../../lib/router';
@@ -33,7 +34,8 @@ export const organizationsRouter = createRouter()
     const { email, teamIds, projectUuid } = c.req.valid('json');
     const principal = c.var.principal;
     const answer = await invite(controlDb(c.env.DB), c.env, {
-      orgId, email, teamIds, projectId: projectUuid ?? principal.projectId, actor: c.var.principal, traceId: c.var.requestId,
+      orgId, email, teamIds, projectId: projectUuid ?? principal.projectId, actor: principal, traceId: c.var.requestId,
+      grants: new GrantCheck(c.env.DB, orgId, principal),
     });
     return c.json(answer, 200);
   });

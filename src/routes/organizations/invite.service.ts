@@ -2,16 +2,17 @@
 // to the given teams they are not in, a former member comes back into their former teams. Each
 // gets a sign-in link worded as an invitation.
 import { and, eq } from 'drizzle-orm';
-import { permissionsGrantedByTeams, permissionsHeldAnywhere, reachableProjectIds } from '../../auth/access';
+import { reachableProjectIds, teamShapes } from '../../auth/access';
+import type { GrantCheck } from '../../auth/grants';
 import { createSignInLink, sendInvitationEmail } from '../../auth/sign-in';
 import { activityInsert, type Actor } from '../../control/activity';
 import { chunks, inJsonList, type ControlDb } from '../../control/db';
 import { findActiveProject } from '../../control/members';
 import { getOrganization } from '../../control/organizations';
 import { orgMembers, teamMembers, teams, users } from '../../control/schema';
-import { ensureUser, normalizeEmail } from '../../control/tenancy';
+import { ensureUser, findUserByEmail, normalizeEmail } from '../../control/tenancy';
 import type { Env } from '../../env';
-import { notFound, permissionDenied } from '../../lib/errors';
+import { notFound } from '../../lib/errors';
 import { nowIso } from '../../lib/ids';
 
 export interface InviteInput {
@@ -22,16 +23,8 @@ export interface InviteInput {
   projectId: string | null;
   actor: Actor;
   traceId: string;
-}
-
-/**
- * No one hands out more than they hold: every permission the joined teams grant must be one the
- * inviter holds somewhere in the organization (else 403 naming it). Team managers change teams directly.
- */
-async function assertNoEscalation(db: ControlDb, orgId: string, inviterId: string, teamIds: string[]): Promise<void> {
-  const [granted, held] = await Promise.all([permissionsGrantedByTeams(db.$client, teamIds), permissionsHeldAnywhere(db.$client, orgId, inviterId)]);
-  const beyond = granted.find((permission) => !held.has(permission));
-  if (beyond) throw permissionDenied(beyond);
+  /** No invitation grants more than the inviter holds (src/auth/grants.ts). */
+  grants: GrantCheck;
 }
 
 export type InviteCase = 'invited' | 'already_exists' | 'restored';
@@ -54,49 +47,58 @@ export async function invite(db: ControlDb, env: Env, input: InviteInput): Promi
   const missing = teamIds.find((id) => !found.some((t) => t.id === id));
   if (missing) throw notFound(`No team ${missing} exists in the organization.`);
 
+  // Decide the case and check the grant before anything is written: a refused invitation leaves
+  // no person, no membership and no activity entry behind.
   const email = normalizeEmail(input.email);
-  const user = await ensureUser(db, email);
-  const membership = await db.query.orgMembers.findFirst({ where: and(eq(orgMembers.orgId, org.id), eq(orgMembers.userId, user.id)) });
+  const known = await findUserByEmail(db, email);
+  const membership = known ? await db.query.orgMembers.findFirst({ where: and(eq(orgMembers.orgId, org.id), eq(orgMembers.userId, known.id)) }) : undefined;
+  let kind: InviteCase;
+  let joining: string[];
+  if (!membership) {
+    kind = 'invited';
+    joining = teamIds;
+  } else if (!membership.removedAt) {
+    kind = 'already_exists';
+    const current = await db.select({ id: teamMembers.teamId }).from(teamMembers).where(and(eq(teamMembers.userId, membership.userId), inJsonList(teamMembers.teamId, teamIds)));
+    joining = teamIds.filter((id) => !current.some((t) => t.id === id));
+  } else {
+    kind = 'restored';
+    // A former member returns to the teams they were in that still exist; `teamIds` is not applied.
+    const former = membership.formerTeamIds ?? [];
+    joining = former.length
+      ? (await db.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, org.id), inJsonList(teams.id, former)))).map((t) => t.id)
+      : [];
+  }
+  // The teams joined hand the person their whole grant: each team's roles on that team's reach.
+  if (joining.length) await input.grants.assertJoin(await teamShapes(db.$client, org.id, { teamIds: joining }));
+
+  const user = known ?? (await ensureUser(db, email));
   const now = nowIso();
   const log = (action: 'organization.member.invited' | 'organization.member.restored', data: Record<string, unknown>) =>
     activityInsert(db, { orgId: org.id, projectId: null, actor: input.actor, action, data: { userId: user.id, email, ...data }, traceId: input.traceId });
   const joinTeams = (ids: string[]) => chunks(ids).map((part) => db.insert(teamMembers).values(part.map((teamId) => ({ teamId, userId: user.id, addedAt: now }))).onConflictDoNothing());
 
-  let kind: InviteCase;
   let message: string;
-  if (!membership) {
-    kind = 'invited';
-    await assertNoEscalation(db, org.id, input.actor.userId, teamIds);
+  if (kind === 'invited') {
     await db.batch([
       db.insert(orgMembers).values({ orgId: org.id, userId: user.id, joinedAt: now }).onConflictDoNothing(),
-      ...joinTeams(teamIds),
-      log('organization.member.invited', { teamIds, projectId: project.id }),
+      ...joinTeams(joining),
+      log('organization.member.invited', { teamIds: joining, projectId: project.id }),
     ]);
     message = `${email} was invited to ${org.name}.`;
-  } else if (!membership.removedAt) {
-    kind = 'already_exists';
-    const current = await db.select({ id: teamMembers.teamId }).from(teamMembers).where(and(eq(teamMembers.userId, user.id), inJsonList(teamMembers.teamId, teamIds)));
-    const added = teamIds.filter((id) => !current.some((t) => t.id === id));
-    await assertNoEscalation(db, org.id, input.actor.userId, added);
+  } else if (kind === 'already_exists') {
     await db.batch([
-      log('organization.member.invited', { status: kind, addedTeamIds: added, projectId: project.id }),
-      ...joinTeams(added),
+      log('organization.member.invited', { status: kind, addedTeamIds: joining, projectId: project.id }),
+      ...joinTeams(joining),
     ]);
-    message = added.length
-      ? `${email} is already a member of ${org.name}; added to ${added.length} more team${added.length === 1 ? '' : 's'}.`
+    message = joining.length
+      ? `${email} is already a member of ${org.name}; added to ${joining.length} more team${joining.length === 1 ? '' : 's'}.`
       : `${email} is already a member of ${org.name} and of these teams.`;
   } else {
-    kind = 'restored';
-    // A former member returns to the teams they were in that still exist; `teamIds` is not applied.
-    const former = membership.formerTeamIds ?? [];
-    const restored = former.length
-      ? (await db.select({ id: teams.id }).from(teams).where(and(eq(teams.orgId, org.id), inJsonList(teams.id, former)))).map((t) => t.id)
-      : [];
-    await assertNoEscalation(db, org.id, input.actor.userId, restored);
     await db.batch([
       db.update(orgMembers).set({ removedAt: null, formerTeamIds: null }).where(and(eq(orgMembers.orgId, org.id), eq(orgMembers.userId, user.id))),
-      ...joinTeams(restored),
-      log('organization.member.restored', { teamIds: restored, projectId: project.id }),
+      ...joinTeams(joining),
+      log('organization.member.restored', { teamIds: joining, projectId: project.id }),
     ]);
     message = `${email} is a member of ${org.name} again, in their former teams.`;
   }

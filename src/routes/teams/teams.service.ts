@@ -1,5 +1,7 @@
 // Changes to teams (spec 4.3 rules 1 to 11): each one atomic, with its activity entry in the same batch.
 import { and, eq, ne, sql } from 'drizzle-orm';
+import { rolePermissions, teamShapes, type TeamShape } from '../../auth/access';
+import type { GrantCheck } from '../../auth/grants';
 import { activityInsert, type ActivityAction, type Actor } from '../../control/activity';
 import { chunks, isUniqueViolation, type ControlDb } from '../../control/db';
 import { resolveRoleIds } from '../../control/roles';
@@ -13,6 +15,8 @@ export interface Caller {
   orgId: string;
   actor: Actor;
   traceId: string | null;
+  /** The caller's side of "no one grants what they do not hold", checked before any write. */
+  grants: GrantCheck;
 }
 
 const nameTaken = (name: string) => new ApiError('name_taken', `A team named ${JSON.stringify(name)} already exists in this organization.`);
@@ -44,6 +48,15 @@ const notAllProjects = (team: TeamRow) => {
   if (team.allProjects) throw invalidRequest('The team reaches all projects; turn allProjects off to assign projects one by one.');
 };
 
+/** The team as grants see it (roles with permissions, active projects). */
+const shapeOf = async (db: ControlDb, team: TeamRow): Promise<TeamShape> => (await teamShapes(db.$client, team.orgId, { teamIds: [team.id] }))[0]!;
+
+/** The roles with these ids and their permissions, in the order given. */
+async function rolesOf(db: ControlDb, roleIds: readonly string[]): Promise<TeamShape['roles']> {
+  const permissions = await rolePermissions(db.$client, roleIds);
+  return roleIds.map((id) => ({ id, permissions: permissions.get(id) ?? [] }));
+}
+
 const reload = async (db: ControlDb, id: string): Promise<TeamAnswer> => fullTeam(db, (await db.select().from(teams).where(eq(teams.id, id)))[0]!);
 
 export async function createTeam(
@@ -55,6 +68,8 @@ export async function createTeam(
   if (allProjects && input.projectIds?.length) throw invalidRequest('Give either allProjects or projectIds, not both.');
   const roleIds = await resolveRoleIds(db, caller.orgId, input.roleIds ?? []);
   const projectIds = await resolveProjectIds(db, caller.orgId, input.projectIds ?? []);
+  // A team grants its roles on its reach even before anyone joins it.
+  await caller.grants.assertTeamChange(null, { allProjects, roles: await rolesOf(db, roleIds), projectIds });
   await assertNameFree(db, caller.orgId, input.name, null);
   const team = { id: newId(), orgId: caller.orgId, name: input.name, builtIn: false, allProjects, createdAt: nowIso() };
   await writeNamed(db, input.name, [
@@ -71,6 +86,11 @@ export async function updateTeam(db: ControlDb, caller: Caller, team: TeamRow, i
   notBuiltIn(team, 'it cannot be renamed or changed.');
   const name = input.name ?? team.name;
   const allProjects = input.allProjects ?? team.allProjects;
+  if (name === team.name && allProjects === team.allProjects) return reload(db, team.id);
+  if (allProjects && !team.allProjects) {
+    const before = await shapeOf(db, team);
+    await caller.grants.assertTeamChange(before, { ...before, allProjects: true });
+  }
   if (name !== team.name) await assertNameFree(db, caller.orgId, name, team.id);
   const data: Record<string, unknown> = { allProjects };
   if (name !== team.name) data.previousName = team.name;
@@ -103,6 +123,9 @@ export async function addProjects(db: ControlDb, caller: Caller, team: TeamRow, 
   const ids = await resolveProjectIds(db, caller.orgId, requested);
   const assigned = new Set(await assignedProjectIds(db, team.id));
   const added = ids.filter((id) => !assigned.has(id));
+  if (!added.length) return fullTeam(db, team);
+  const before = await shapeOf(db, team);
+  await caller.grants.assertTeamChange(before, { ...before, projectIds: [...before.projectIds, ...added] });
   await runBatch(db, [
     ...chunks(added).map((part) => db.insert(teamProjects).values(part.map((projectId) => ({ teamId: team.id, projectId }))).onConflictDoNothing()),
     entry(db, caller, team, 'team.project.added', { projectIds: added }),
@@ -115,6 +138,8 @@ export async function replaceProjects(db: ControlDb, caller: Caller, team: TeamR
   notAllProjects(team);
   const ids = await resolveProjectIds(db, caller.orgId, requested);
   const before = await assignedProjectIds(db, team.id);
+  const shape = await shapeOf(db, team);
+  await caller.grants.assertTeamChange(shape, { ...shape, projectIds: ids });
   await runBatch(db, [
     db.delete(teamProjects).where(eq(teamProjects.teamId, team.id)),
     ...chunks(ids).map((part) => db.insert(teamProjects).values(part.map((projectId) => ({ teamId: team.id, projectId })))),
@@ -146,6 +171,9 @@ export async function addRoles(db: ControlDb, caller: Caller, team: TeamRow, req
   const ids = await resolveRoleIds(db, caller.orgId, requested);
   const held = new Set(await heldRoleIds(db, team.id));
   const added = ids.filter((id) => !held.has(id));
+  if (!added.length) return fullTeam(db, team);
+  const before = await shapeOf(db, team);
+  await caller.grants.assertTeamChange(before, { ...before, roles: [...before.roles, ...(await rolesOf(db, added))] });
   await runBatch(db, [
     ...chunks(added).map((part) => db.insert(teamRoles).values(part.map((roleId) => ({ teamId: team.id, roleId }))).onConflictDoNothing()),
     entry(db, caller, team, 'team.role.added', { roleIds: added }),
@@ -158,6 +186,8 @@ export async function replaceRoles(db: ControlDb, caller: Caller, team: TeamRow,
   notBuiltIn(team, 'its roles cannot be changed.');
   const ids = await resolveRoleIds(db, caller.orgId, requested);
   const before = await heldRoleIds(db, team.id);
+  const shape = await shapeOf(db, team);
+  await caller.grants.assertTeamChange(shape, { ...shape, roles: await rolesOf(db, ids) });
   await runBatch(db, [
     db.delete(teamRoles).where(eq(teamRoles.teamId, team.id)),
     ...chunks(ids).map((part) => db.insert(teamRoles).values(part.map((roleId) => ({ teamId: team.id, roleId })))),
@@ -182,6 +212,8 @@ export async function addMember(db: ControlDb, caller: Caller, team: TeamRow, us
   const member = await requireOrgMember(db, caller.orgId, userId);
   const already = () => invalidRequest(`${member.email} is already on the team.`);
   if (await onTeam(db, team.id, member.id)) throw already();
+  // Joining hands the person the team's whole grant.
+  await caller.grants.assertJoin([await shapeOf(db, team)]);
   try {
     await runBatch(db, [
       db.insert(teamMembers).values({ teamId: team.id, userId: member.id, addedAt: nowIso() }),
