@@ -154,7 +154,7 @@ describe('create a project (spec 4.6 rule 2)', () => {
     expect(await count('SELECT count(*) AS n FROM team_projects WHERE project_id = ?', created.uuid)).toBe(0);
   });
 
-  it('makes a caller whose teams are assigned to projects a member: their teams granting org:create_project reach it with their existing role', async () => {
+  it('makes only the caller a member: a new team named after the project holds them, with the roles through which they hold project permissions', async () => {
     const tenant = await newTenant();
     const creator = await addScopedPerson(tenant, MEMBER_ROLE_ID, [tenant.projectId]);
     const viewerTeam = crypto.randomUUID();
@@ -165,14 +165,18 @@ describe('create a project (spec 4.6 rule 2)', () => {
     ]);
     const created = await createProject(creator, 'Mine');
     const { results } = await env.DB.prepare('SELECT team_id FROM team_projects WHERE project_id = ?').bind(created.uuid).all<{ team_id: string }>();
-    expect(results.map((r) => r.team_id)).toEqual([creator.teamId]);
+    expect(results).toHaveLength(1);
+    const teamId = results[0]!.team_id;
+    expect(teamId).not.toBe(creator.teamId);
+    const team = await json(await api(`${orgPath(tenant)}/team/${teamId}`, { token: tenant.token }));
+    // The Viewer role reaches no project, so it is not carried over; Member is.
+    expect(team).toMatchObject({ name: 'Mine', allProjects: false, members: [{ id: creator.user.id }], projects: [{ id: created.uuid }], roles: [{ id: MEMBER_ROLE_ID }] });
     const mine = await json(await api('/api/v1/user/project', { token: creator.token }));
     expect(mine.projects.map((p: { uuid: string }) => p.uuid).sort()).toEqual([tenant.projectId, created.uuid].sort());
     expect((await api(projectPath(created.uuid), { token: created.jwt })).status).toBe(200);
     // Their existing role on it (Member), not more: renaming needs project:admin.
     await expectError(await api(projectPath(created.uuid), { method: 'PUT', token: created.jwt, body: { name: 'Renamed' } }), 403, 'permission_denied', { permission: 'project:admin' });
-    const roles = await count('SELECT count(*) AS n FROM team_roles WHERE team_id = ?', creator.teamId);
-    expect(roles).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM team_roles WHERE team_id = ?', creator.teamId)).toBe(1);
   });
 
   it('lists the new project and records project.created on it', async () => {

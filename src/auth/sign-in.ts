@@ -1,9 +1,9 @@
 // Sign-in by email link, sign-up on first sign-in, and dashboard sessions (ARCHITECTURE section 2).
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, gte, isNotNull, isNull } from 'drizzle-orm';
 import { EmailMessage } from 'cloudflare:email';
-import { activityInsert } from '../control/activity';
+import { activityInsert, type ActivityInput } from '../control/activity';
 import type { ControlDb } from '../control/db';
-import { credentials, projects, signInLinks, users } from '../control/schema';
+import { credentials, orgMembers, projects, signInLinks, users } from '../control/schema';
 import { activeMemberships, createOrganization, ensureUser, findUserByEmail, normalizeEmail } from '../control/tenancy';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
@@ -98,20 +98,29 @@ export async function exchangeSignInLink(db: ControlDb, env: Env, token: string,
     .update(signInLinks)
     .set({ usedAt: nowIso() })
     .where(and(eq(signInLinks.jti, claims.jti), isNull(signInLinks.usedAt)))
-    .returning({ email: signInLinks.email });
+    .returning({ email: signInLinks.email, createdAt: signInLinks.createdAt });
   if (!used.length) throw new ApiError('token_revoked', 'The sign-in link was already used.');
-  const email = used[0]!.email;
+  const { email, createdAt: issuedAt } = used[0]!;
 
   let user = await findUserByEmail(db, email);
   let signedUp = false;
   if (!user || !(await activeMemberships(db, user.id)).length) {
+    // Removal ends a person's sign-ins, including one waiting in their mailbox: a link issued before
+    // their last removal signs in nowhere. A link asked for afterwards signs up as anyone new would.
+    if (user && (await removedSince(db, user.id, issuedAt))) throw new ApiError('unauthorized', 'This person was removed from their organization after the link was sent.');
     if (env.OPEN_SIGNUP !== 'true') throw new ApiError('unauthorized', 'No organization knows this email.');
     user = await ensureUser(db, email);
-    await createOrganization(db, { name: `${user.name}'s organization`, ownerId: user.id, projectName: 'First project' });
+    await createOrganization(db, { name: `${user.name}'s organization`, ownerId: user.id, projectName: 'First project', traceId });
     signedUp = true;
   }
   const context = await chooseContext(db, user.id, user.lastContext);
   return openSignIn(db, env, { userId: user.id, ...context, traceId, signedUp });
+}
+
+async function removedSince(db: ControlDb, userId: string, since: string): Promise<boolean> {
+  const [row] = await db.select({ orgId: orgMembers.orgId }).from(orgMembers)
+    .where(and(eq(orgMembers.userId, userId), isNotNull(orgMembers.removedAt), gte(orgMembers.removedAt, since))).limit(1);
+  return !!row;
 }
 
 /** The organization and project a new sign-in starts in: the last context when still valid. */
@@ -153,13 +162,16 @@ export async function openSignIn(
 export async function issueSession(
   db: ControlDb,
   env: Env,
-  input: { signInJti: string; userId: string; orgId: string; projectId: string | null; expiresAt: string },
+  input: { signInJti: string; userId: string; orgId: string; projectId: string | null; expiresAt: string; activity?: ActivityInput },
 ): Promise<SessionAnswer> {
   const jti = newId();
-  await db.insert(credentials).values({
-    jti, kind: 'session', orgId: input.orgId, projectId: input.projectId, userId: input.userId,
-    parentJti: input.signInJti, createdAt: nowIso(), expiresAt: input.expiresAt,
-  });
+  await db.batch([
+    db.insert(credentials).values({
+      jti, kind: 'session', orgId: input.orgId, projectId: input.projectId, userId: input.userId,
+      parentJti: input.signInJti, createdAt: nowIso(), expiresAt: input.expiresAt,
+    }),
+    ...(input.activity ? [activityInsert(db, input.activity)] : []),
+  ]);
   const jwt = await signToken(env.JWT_SECRET, {
     kind: 'session', jti, sub: input.userId, org: input.orgId, ...(input.projectId ? { prj: input.projectId } : {}),
     sid: input.signInJti, exp: secondsFromIso(input.expiresAt),
@@ -168,11 +180,54 @@ export async function issueSession(
   return { jwt, expiresAt: input.expiresAt, orgId: input.orgId, projectId: input.projectId, user: { id: user.id, email: user.email, name: user.name } };
 }
 
+/** The session switched from, for `session.switched`. */
+export interface SwitchFrom {
+  signInJti: string;
+  userId: string;
+  orgId: string;
+  projectId: string | null;
+  traceId: string;
+}
+
+const switched = (from: SwitchFrom, orgId: string, projectId: string | null): ActivityInput => ({
+  orgId, projectId, actor: { userId: from.userId, kind: 'session' }, action: 'session.switched', traceId: from.traceId,
+  data: { signInJti: from.signInJti, from: { orgId: from.orgId, projectId: from.projectId } },
+});
+
+async function signInExpiry(db: ControlDb, signInJti: string): Promise<string> {
+  const signIn = await db.query.credentials.findFirst({ where: eq(credentials.jti, signInJti) });
+  if (!signIn) throw new ApiError('token_revoked', 'The sign-in of this session ended.');
+  return signIn.expiresAt;
+}
+
 /** Moves a session to another project of its organization that the person reaches. */
-export async function switchSession(db: ControlDb, env: Env, input: { signInJti: string; userId: string; orgId: string; projectId: string }) {
-  const project = await db.query.projects.findFirst({ where: and(eq(projects.id, input.projectId), eq(projects.orgId, input.orgId), isNull(projects.deletedAt)) });
-  const reachable = project ? await reachableProjectIds(db.$client, input.orgId, input.userId) : [];
+export async function switchSession(db: ControlDb, env: Env, from: SwitchFrom, projectId: string) {
+  const project = await db.query.projects.findFirst({ where: and(eq(projects.id, projectId), eq(projects.orgId, from.orgId), isNull(projects.deletedAt)) });
+  const reachable = project ? await reachableProjectIds(db.$client, from.orgId, from.userId) : [];
   if (!project || !reachable.includes(project.id)) throw new ApiError('not_found', 'No project with this id is reachable in the organization.');
-  const signIn = await db.query.credentials.findFirst({ where: eq(credentials.jti, input.signInJti) });
-  return issueSession(db, env, { ...input, expiresAt: signIn!.expiresAt });
+  return issueSession(db, env, {
+    signInJti: from.signInJti, userId: from.userId, orgId: from.orgId, projectId: project.id,
+    expiresAt: await signInExpiry(db, from.signInJti), activity: switched(from, from.orgId, project.id),
+  });
+}
+
+/**
+ * Moves a session to another organization the person is an active member of, under the same sign-in
+ * (signing out or canceling it ends every organization's sessions). It lands in the project the
+ * person used last there when they still reach it, else the first they reach (or none).
+ */
+export async function switchOrganization(db: ControlDb, env: Env, from: SwitchFrom, orgId: string) {
+  const memberships = (await activeMemberships(db, from.userId)).map((m) => m.orgId);
+  if (!memberships.includes(orgId)) throw new ApiError('not_found', 'No organization with this id is one you belong to.');
+  const reachable = await reachableProjectIds(db.$client, orgId, from.userId);
+  const { results: used } = await db.$client
+    .prepare(`SELECT project_id FROM credentials WHERE kind = 'session' AND user_id = ? AND org_id = ? AND project_id IS NOT NULL
+              ORDER BY COALESCE(last_used_at, created_at) DESC LIMIT 100`)
+    .bind(from.userId, orgId)
+    .all<{ project_id: string }>();
+  const projectId = used.map((r) => r.project_id).find((id) => reachable.includes(id)) ?? reachable[0] ?? null;
+  return issueSession(db, env, {
+    signInJti: from.signInJti, userId: from.userId, orgId, projectId,
+    expiresAt: await signInExpiry(db, from.signInJti), activity: switched(from, orgId, projectId),
+  });
 }

@@ -39,8 +39,9 @@ interface CredentialRow {
   creator_email: string;
 }
 
-// A sign-in belongs to every project it has opened a session on; sessions themselves are not
-// listed (canceling their sign-in is how they end).
+// A sign-in belongs to every project it has opened a session on, whichever organization it was opened
+// in (a session may switch organization); sessions themselves are not listed (canceling their sign-in
+// is how they end, in every organization).
 const PROJECT_CREDENTIALS = `
 SELECT c.jti, c.kind, c.name, c.permissions, c.created_at, c.expires_at, c.revoked_at,
        CASE c.kind WHEN 'sign_in' THEN (SELECT MAX(s.last_used_at) FROM credentials s WHERE s.parent_jti = c.jti)
@@ -48,9 +49,8 @@ SELECT c.jti, c.kind, c.name, c.permissions, c.created_at, c.expires_at, c.revok
        u.id AS creator_id, u.email AS creator_email
 FROM credentials c
 JOIN users u ON u.id = c.user_id
-WHERE c.org_id = ?1 AND (
-  (c.kind IN ('api_token', 'upload_pass') AND c.project_id = ?2)
-  OR (c.kind = 'sign_in' AND c.jti IN (SELECT s.parent_jti FROM credentials s WHERE s.kind = 'session' AND s.project_id = ?2)))`;
+WHERE ((c.kind IN ('api_token', 'upload_pass') AND c.org_id = ?1 AND c.project_id = ?2)
+  OR (c.kind = 'sign_in' AND c.jti IN (SELECT s.parent_jti FROM credentials s WHERE s.kind = 'session' AND s.org_id = ?1 AND s.project_id = ?2)))`;
 
 function toRecord(row: CredentialRow): CredentialRecord {
   return {
@@ -134,4 +134,10 @@ export async function issuedRecord(
     lastUsedAt: null,
     createdBy: { id: creator.id, email: creator.email },
   };
+}
+
+/** Every organization a sign-in has sessions in (and its own): canceling it must reach each one's access cache. */
+export async function signInOrgIds(d1: D1Database, signInJti: string): Promise<string[]> {
+  const { results } = await d1.prepare('SELECT DISTINCT org_id FROM credentials WHERE jti = ?1 OR parent_jti = ?1').bind(signInJti).all<{ org_id: string }>();
+  return results.map((r) => r.org_id);
 }

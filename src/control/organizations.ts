@@ -1,6 +1,6 @@
 // Organizations (spec 4.5): reading and changing the organization, its members, removing a person.
 // Invitations live in src/routes/organizations/invite.service.ts.
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { ApiError, notFound } from '../lib/errors';
 import { nowIso } from '../lib/ids';
 import { activityInsert, activityInsertWhen, type Actor } from './activity';
@@ -77,10 +77,13 @@ export async function listMembers(db: ControlDb, orgId: string) {
 const activeMemberCount = (orgId: string) =>
   sql`(SELECT count(*) FROM org_members WHERE org_id = ${orgId} AND removed_at IS NULL)`;
 
+const noOtherMembership = (userId: string, orgId: string) => sql`NOT EXISTS (SELECT 1 FROM org_members m JOIN organizations o ON o.id = m.org_id
+  WHERE m.user_id = ${userId} AND m.org_id <> ${orgId} AND m.removed_at IS NULL AND o.deleted_at IS NULL)`;
+
 /**
  * Removes a person: out of every team of the organization (their team ids kept for a later
- * invitation), membership marked removed, their sign-ins there revoked so their sessions end at
- * once. API tokens and upload passes they created keep working until canceled.
+ * invitation), membership marked removed, their sessions there revoked so they end at once.
+ * API tokens and upload passes they created keep working until canceled.
  */
 export async function removeMember(db: ControlDb, input: Change & { userId: string }): Promise<void> {
   const { orgId, userId } = input;
@@ -102,10 +105,15 @@ export async function removeMember(db: ControlDb, input: Change & { userId: stri
       })
       .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId), isNull(orgMembers.removedAt), sql`${activeMemberCount(orgId)} > 1`)),
     db.delete(teamMembers).where(and(eq(teamMembers.userId, userId), inArray(teamMembers.teamId, orgTeams), removedNow)),
+    // Their sessions in this organization end for good; a sign-in opened here ends too unless it still
+    // serves another organization they belong to (a session may switch organization under its sign-in).
     db
       .update(credentials)
       .set({ revokedAt: now })
-      .where(and(eq(credentials.userId, userId), eq(credentials.orgId, orgId), eq(credentials.kind, 'sign_in'), isNull(credentials.revokedAt), removedNow)),
+      .where(and(
+        eq(credentials.userId, userId), eq(credentials.orgId, orgId), isNull(credentials.revokedAt), removedNow,
+        or(eq(credentials.kind, 'session'), and(eq(credentials.kind, 'sign_in'), noOtherMembership(userId, orgId))),
+      )),
     activityInsertWhen(
       db,
       { orgId, actor: input.actor, action: 'organization.member.removed', data: { userId, email: member.email, teamIds }, traceId: input.traceId },

@@ -1,16 +1,18 @@
 // Projects (spec 4.6): the organization's list, creation, reading and renaming, deletion with a
 // retention period, restore, and the purge of what outlived its retention.
 import { and, asc, desc, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm';
-import { reachableProjectIds } from '../auth/access';
+import { reachableProjectIds, teamShapes } from '../auth/access';
+import { isOrgPermission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
 import { issueSession } from '../auth/sign-in';
 import type { Env } from '../env';
 import { ApiError, invalidRequest, notFound } from '../lib/errors';
 import { addDays, newId, nowIso } from '../lib/ids';
 import { activityInsert, activityInsertWhen, activityRow } from './activity';
-import { isUniqueViolation, type ControlDb } from './db';
+import { chunks, isUniqueViolation, type ControlDb } from './db';
 import { changedRows, getOrganization } from './organizations';
-import { credentials, projects, roles, teamMembers, teamProjects, teamRoles, teams } from './schema';
+import { credentials, projects, teamMembers, teamProjects, teamRoles, teams } from './schema';
+import { TEAM_NAME_MAX } from './teams';
 
 type ProjectRow = typeof projects.$inferSelect;
 
@@ -91,34 +93,48 @@ export async function requireOrgProject(db: ControlDb, orgId: string, projectId:
 }
 
 /**
- * The caller's teams that should reach a new project: none when one of their teams reaches every
- * project already, else each of their teams granting `org:create_project`. Reach only: no role is granted.
+ * Spec 4.6 rule 2: the creator, and only the creator, becomes a member of the new project. A team of
+ * theirs that reaches every project reaches it already (as it does for everyone on that team), so
+ * nothing is added. Otherwise a new team named after the project holds only the creator, assigned the
+ * project, with the roles through which they hold project permissions on some project today: they work
+ * in the new project as they do elsewhere, and no one else gains reach.
  */
-async function teamsToAssign(db: ControlDb, orgId: string, userId: string): Promise<string[]> {
-  const rows = await db
-    .select({ id: teams.id, allProjects: teams.allProjects, permissions: roles.permissions })
-    .from(teamMembers)
-    .innerJoin(teams, and(eq(teams.id, teamMembers.teamId), eq(teams.orgId, orgId)))
-    .leftJoin(teamRoles, eq(teamRoles.teamId, teams.id))
-    .leftJoin(roles, eq(roles.id, teamRoles.roleId))
-    .where(eq(teamMembers.userId, userId));
-  if (rows.some((r) => r.allProjects)) return [];
-  return [...new Set(rows.filter((r) => r.permissions?.includes('org:create_project')).map((r) => r.id))];
+async function creatorTeamRoles(db: ControlDb, orgId: string, userId: string): Promise<string[] | null> {
+  const mine = await teamShapes(db.$client, orgId, { memberId: userId });
+  if (mine.some((t) => t.allProjects)) return null;
+  const roles = mine.filter((t) => t.projectIds.length).flatMap((t) => t.roles).filter((r) => r.permissions.some((p) => !isOrgPermission(p)));
+  return [...new Set(roles.map((r) => r.id))];
 }
 
-/**
- * Creates a project the caller reaches with their existing roles, and a session for it under the
- * caller's same sign-in.
- */
+/** The project's name as a team name, made unique among the organization's teams (ignoring case). */
+async function freeTeamName(db: ControlDb, orgId: string, projectName: string): Promise<string> {
+  const taken = new Set((await db.select({ name: teams.name }).from(teams).where(eq(teams.orgId, orgId))).map((t) => t.name.toLowerCase()));
+  const base = projectName.slice(0, TEAM_NAME_MAX - 8);
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? base : `${base} (${n})`;
+    if (!taken.has(name.toLowerCase())) return name;
+  }
+}
+
+/** Creates a project the caller (only) reaches, and a session for it under the caller's same sign-in. */
 export async function createProject(db: ControlDb, env: Env, principal: Principal, name: string, traceId: string) {
   const org = await getOrganization(db, principal.orgId);
   await assertNameFree(db, org.id, name);
   const id = newId();
-  const assigned = await teamsToAssign(db, org.id, principal.userId);
+  const now = nowIso();
+  const roleIds = await creatorTeamRoles(db, org.id, principal.userId);
+  const team = roleIds && { id: newId(), orgId: org.id, name: await freeTeamName(db, org.id, name), builtIn: false, allProjects: false, createdAt: now };
+  const teamWrites = team && roleIds ? [
+    db.insert(teams).values(team),
+    db.insert(teamMembers).values({ teamId: team.id, userId: principal.userId, addedAt: now }),
+    db.insert(teamProjects).values({ teamId: team.id, projectId: id }),
+    ...chunks(roleIds).map((part) => db.insert(teamRoles).values(part.map((roleId) => ({ teamId: team.id, roleId })))),
+    activityInsert(db, { orgId: org.id, actor: principal, action: 'team.created', traceId, data: { teamId: team.id, teamName: team.name, allProjects: false, projectIds: [id], roleIds, userIds: [principal.userId] } }),
+  ] : [];
   await guardName(() => db.batch([
-    db.insert(projects).values({ id, orgId: org.id, name, demoProject: false, featureFlags: [], createdAt: nowIso() }),
-    ...(assigned.length ? [db.insert(teamProjects).values(assigned.map((teamId) => ({ teamId, projectId: id }))).onConflictDoNothing()] : []),
-    activityInsert(db, { orgId: org.id, projectId: id, actor: principal, action: 'project.created', data: { name, teamIds: assigned }, traceId }),
+    db.insert(projects).values({ id, orgId: org.id, name, demoProject: false, featureFlags: [], createdAt: now }),
+    ...teamWrites,
+    activityInsert(db, { orgId: org.id, projectId: id, actor: principal, action: 'project.created', data: { name, teamIds: team ? [team.id] : [] }, traceId }),
   ]));
   const signIn = await db.query.credentials.findFirst({ where: eq(credentials.jti, principal.signInJti!) });
   if (!signIn) throw new ApiError('token_revoked', 'The sign-in of this session ended.');

@@ -3,6 +3,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { ADMIN_ROLE_ID, MEMBER_ROLE_ID } from '../auth/permissions';
 import { newId, nowIso } from '../lib/ids';
+import { activityInsert, type Actor } from './activity';
 import type { ControlDb } from './db';
 import { orgMembers, organizations, projects, teamMembers, teamRoles, teams, users } from './schema';
 
@@ -39,11 +40,12 @@ export interface NewOrganization {
 
 /**
  * An organization owned by `ownerId`: built-in teams `Administrators` (Admin, all projects) with the
- * owner in it and `Members` (Member, all projects), and a first project. One atomic batch.
+ * owner in it and `Members` (Member, all projects), and a first project. One atomic batch, with its
+ * `organization.created` entry (by the owner signing up, unless another actor or null for the service is given).
  */
 export async function createOrganization(
   db: ControlDb,
-  input: { name: string; ownerId: string; projectName: string; demoProject?: boolean; orgId?: string; projectId?: string },
+  input: { name: string; ownerId: string; projectName: string; demoProject?: boolean; orgId?: string; projectId?: string; actor?: Actor | null; traceId?: string },
 ): Promise<NewOrganization> {
   const now = nowIso();
   const orgId = input.orgId ?? newId();
@@ -64,6 +66,10 @@ export async function createOrganization(
     ]),
     db.insert(teamMembers).values({ teamId: administratorsTeamId, userId: input.ownerId, addedAt: now }),
     db.insert(projects).values({ id: projectId, orgId, name: input.projectName, demoProject: input.demoProject ?? false, featureFlags: [], createdAt: now }),
+    activityInsert(db, {
+      orgId, actor: input.actor === undefined ? { userId: input.ownerId, kind: 'sign_in' } : input.actor, action: 'organization.created',
+      data: { name: input.name, slug, ownerId: input.ownerId, projectId, projectName: input.projectName }, traceId: input.traceId ?? null,
+    }),
   ]);
   return { orgId, projectId, administratorsTeamId, membersTeamId };
 }

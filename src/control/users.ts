@@ -1,14 +1,14 @@
 // The signed-in person (spec 4.13): profile and preferences. The email is the identity a person
 // signs in with and cannot be changed here.
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import { reachableProjectIds } from '../auth/access';
 import type { Principal } from '../auth/principal';
 import { invalidRequest, notFound } from '../lib/errors';
 import { activityInsert } from './activity';
 import type { ControlDb } from './db';
 import { findActiveProject } from './members';
-import { users } from './schema';
-import { normalizeEmail } from './tenancy';
+import { orgMembers, organizations, users } from './schema';
+import { activeMemberships, normalizeEmail } from './tenancy';
 
 export interface Profile {
   id: string;
@@ -78,8 +78,9 @@ export function isTimeZone(value: string): boolean {
 }
 
 /**
- * Changes preferences: a field left out is unchanged, null clears it. `last_context` must name the
- * session's organization and an active project in it the caller reaches.
+ * Changes preferences: a field left out is unchanged, null clears it. `last_context` must name an
+ * organization the caller belongs to (any of them, so the next sign-in can open it) and an active
+ * project in it they reach.
  */
 export async function updatePreferences(
   db: ControlDb,
@@ -96,9 +97,10 @@ export async function updatePreferences(
   if (patch.last_context !== undefined) {
     const context = patch.last_context;
     if (context !== null) {
-      if (context.orgId !== principal.orgId) throw invalidRequest('last_context.orgId must be the organization of this session.');
-      const project = await findActiveProject(db, principal.orgId, context.projectId);
-      const reachable = project ? await reachableProjectIds(db.$client, principal.orgId, principal.userId) : [];
+      const memberships = (await activeMemberships(db, principal.userId)).map((m) => m.orgId);
+      if (!memberships.includes(context.orgId)) throw invalidRequest('last_context.orgId must be an organization you belong to.');
+      const project = await findActiveProject(db, context.orgId, context.projectId);
+      const reachable = project ? await reachableProjectIds(db.$client, context.orgId, principal.userId) : [];
       if (!project || !reachable.includes(project.id)) throw invalidRequest('last_context.projectId must be an active project of the organization you reach.');
     }
     set.lastContext = context === null ? null : { orgId: context.orgId, projectId: context.projectId };
@@ -113,4 +115,21 @@ export async function updatePreferences(
     timezone: set.timezone !== undefined ? set.timezone : user.timezone,
     lastContext: set.lastContext !== undefined ? set.lastContext : user.lastContext,
   });
+}
+
+export interface MyOrganization {
+  id: string;
+  name: string;
+  slug: string;
+  /** Whether this session is in it. */
+  current: boolean;
+}
+
+/** The organizations the person is an active member of (not deleted), oldest membership first. */
+export async function myOrganizations(db: ControlDb, principal: Principal): Promise<MyOrganization[]> {
+  const rows = await db.select({ id: organizations.id, name: organizations.name, slug: organizations.slug }).from(orgMembers)
+    .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
+    .where(and(eq(orgMembers.userId, principal.userId), isNull(orgMembers.removedAt), isNull(organizations.deletedAt)))
+    .orderBy(asc(orgMembers.joinedAt), asc(organizations.id));
+  return rows.map((org) => ({ ...org, current: org.id === principal.orgId }));
 }

@@ -1,8 +1,8 @@
 // Schemas shared by every family: path ids, paging parameters, cursors.
 import { z } from '@hono/zod-openapi';
 
-/** A UUID path parameter, named as in the route's path. */
-export const uuidParam = (name: string) => z.uuid({ error: `${name} must be a UUID.` }).openapi({ param: { name, in: 'path' }, example: '3f1c2a9e-6b1d-4c1e-9a51-2f7c0c6b8e10' });
+/** A UUID path parameter, named as in the route's path; lower-cased, so ids match whatever case the caller used. */
+export const uuidParam = (name: string) => z.uuid({ error: `${name} must be a UUID.` }).overwrite((id) => id.toLowerCase()).openapi({ param: { name, in: 'path' }, example: '3f1c2a9e-6b1d-4c1e-9a51-2f7c0c6b8e10' });
 
 export const OrgParams = z.object({ orgId: uuidParam('orgId') });
 export const ProjectParams = z.object({ projectId: uuidParam('projectId') });

@@ -9,7 +9,7 @@ import { CREDENTIAL_KINDS, verifyToken, type CredentialTokenKind } from '../auth
 import type { AppEnv } from '../lib/context';
 import { ApiError, forbidden, invalidParameter, permissionDenied } from '../lib/errors';
 import { UUID_PATTERN } from '../lib/ids';
-import { checkRateLimit } from './rate-limit';
+import { checkRateLimit, rateLimitKey } from './rate-limit';
 
 /** Which credentials an operation accepts: spec "Any", "Session" or "Pass". */
 export type Creds = 'any' | 'session' | 'pass';
@@ -22,6 +22,12 @@ export interface Access {
    * handler deciding between 404 and success.
    */
   project?: 'own' | 'reachable';
+  /**
+   * How a path `{orgId}` relates to the credential: `own` (default) must be the credential's
+   * organization (403 otherwise); `member` lets a session name any organization, the handler
+   * answering 404 unless the person is an active member of it.
+   */
+  org?: 'own' | 'member';
   /** Permissions the operation needs, all of them; project ones are checked on the path's project. */
   permissions?: Permission[];
   /**
@@ -65,7 +71,7 @@ export async function authenticateRequest(c: Parameters<MiddlewareHandler<AppEnv
     throw new ApiError('api_host_required', `API tokens must call the API host ${c.env.API_HOST}, not the dashboard.`);
   }
   if (!claims.org) throw new ApiError('unauthorized', 'The token names no organization.');
-  const [, cache] = await Promise.all([checkRateLimit(c.env, claims.jti), openAccessCache(c.env, claims.org)]);
+  const [, cache] = await Promise.all([checkRateLimit(c.env, rateLimitKey(claims)), openAccessCache(c.env, claims.org)]);
   c.set('access', cache);
   const principal = await loadPrincipal(c.env.DB, claims, new Date(), cache);
   if (needsTouch(principal)) c.executionCtx.waitUntil(touchCredential(c.env.DB, principal.jti).catch(() => undefined));
@@ -80,12 +86,14 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
     const principal = await authenticateRequest(c, access.creds);
     c.set('principal', principal);
 
-    const pathOrg = c.req.param('orgId');
-    const pathProject = c.req.param('projectId');
+    // Ids are UUIDs: compared without regard to case (handlers see them lower-cased by `uuidParam`).
+    const pathOrg = c.req.param('orgId')?.toLowerCase();
+    const pathProject = c.req.param('projectId')?.toLowerCase();
     // A malformed id is a bad parameter, not another tenant's id.
     if (pathOrg !== undefined && !UUID_PATTERN.test(pathOrg)) throw invalidParameter('orgId', 'orgId must be a UUID.');
     if (pathProject !== undefined && !UUID_PATTERN.test(pathProject)) throw invalidParameter('projectId', 'projectId must be a UUID.');
-    if (pathOrg !== undefined && pathOrg !== principal.orgId) {
+    const anyOrg = access.org === 'member' && principal.kind === 'session';
+    if (pathOrg !== undefined && !anyOrg && pathOrg !== principal.orgId) {
       throw forbidden('This credential belongs to another organization.');
     }
     const ownOnly = access.project !== 'reachable' || principal.kind !== 'session';

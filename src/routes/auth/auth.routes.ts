@@ -1,5 +1,5 @@
 import { defineRoute } from '../../lib/openapi';
-import { ExchangeRequest, ProjectIdParam, SessionAnswer, SignInAccepted, SignInRequest } from './auth.schemas';
+import { ExchangeRequest, OrgIdParam, ProjectIdParam, SessionAnswer, SignInAccepted, SignInRequest } from './auth.schemas';
 
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
@@ -40,12 +40,25 @@ export const switchSession = defineRoute({
   responses: { 200: { description: 'A session for that project.', ...json(SessionAnswer) } },
 });
 
+export const switchOrganization = defineRoute({
+  method: 'post',
+  path: '/api/v1/org/{orgId}/session',
+  tags: ['Sign-in'],
+  summary: 'Switch the session to another organization',
+  description:
+    'Issues a session in another organization the person is an active member of, under the same sign-in (no new email link), in the project they used last there when they still reach it, else the first they reach (or none). 404 for an organization they do not belong to (an addition to the specification).',
+  access: { creds: 'session', org: 'member' },
+  errors: [404],
+  request: { params: OrgIdParam },
+  responses: { 200: { description: 'A session in that organization.', ...json(SessionAnswer) } },
+});
+
 export const signOut = defineRoute({
   method: 'delete',
   path: '/api/v1/auth/session',
   tags: ['Sign-in'],
   summary: 'Sign out',
-  description: 'Ends the sign-in behind this session, on every project.',
+  description: 'Ends the sign-in behind this session, on every project and organization.',
   access: { creds: 'session' },
   responses: { 204: { description: 'Signed out.' } },
 });

@@ -22,6 +22,4 @@ export const SessionAnswer = z
   })
   .openapi('Session');
 
-export const ProjectIdParam = z.object({
-  projectId: z.uuid().openapi({ param: { name: 'projectId', in: 'path' } }),
-});
+export { OrgParams as OrgIdParam, ProjectParams as ProjectIdParam } from '../../lib/schemas';

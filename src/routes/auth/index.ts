@@ -1,13 +1,21 @@
+import type { Context } from 'hono';
 import { eq } from 'drizzle-orm';
 import { bumpAccessEpoch } from '../../auth/access-cache';
-import { exchangeSignInLink, requestSignIn, switchSession } from '../../auth/sign-in';
+import { exchangeSignInLink, requestSignIn, switchOrganization, switchSession, type SwitchFrom } from '../../auth/sign-in';
+import { signInOrgIds } from '../../control/credentials';
 import { controlDb } from '../../control/db';
 import { credentials } from '../../control/schema';
 import { nowIso } from '../../lib/ids';
 import { createRouter } from '../../lib/router';
 import { checkRateLimit } from '../../middleware/rate-limit';
 import { normalizeEmail } from '../../control/tenancy';
+import type { AppEnv } from '../../lib/context';
 import * as routes from './auth.routes';
+
+const switchFrom = (c: Context<AppEnv>): SwitchFrom => {
+  const { signInJti, userId, orgId, projectId } = c.var.principal;
+  return { signInJti: signInJti!, userId, orgId, projectId, traceId: c.var.requestId };
+};
 
 export const authRouter = createRouter()
   .openapi(routes.signIn, async (c) => {
@@ -23,12 +31,19 @@ export const authRouter = createRouter()
     return c.json(session, 200);
   })
   .openapi(routes.switchSession, async (c) => {
-    const principal = c.var.principal;
     const { projectId } = c.req.valid('param');
-    const answer = await switchSession(controlDb(c.env.DB), c.env, { signInJti: principal.signInJti!, userId: principal.userId, orgId: principal.orgId, projectId });
+    return c.json(await switchSession(controlDb(c.env.DB), c.env, switchFrom(c), projectId), 200);
+  })
+  .openapi(routes.switchOrganization, async (c) => {
+    const { orgId } = c.req.valid('param');
+    const answer = await switchOrganization(controlDb(c.env.DB), c.env, switchFrom(c), orgId);
+    await bumpAccessEpoch(c.env, answer.orgId); // its session.switched entry is new there
     return c.json(answer, 200);
   })
   .openapi(routes.signOut, async (c) => {
-    await controlDb(c.env.DB).update(credentials).set({ revokedAt: nowIso() }).where(eq(credentials.jti, c.var.principal.signInJti!));
+    const signInJti = c.var.principal.signInJti!;
+    await controlDb(c.env.DB).update(credentials).set({ revokedAt: nowIso() }).where(eq(credentials.jti, signInJti));
+    // Its sessions may live in several organizations: each one's cached credentials must go.
+    await Promise.all((await signInOrgIds(c.env.DB, signInJti)).map((orgId) => bumpAccessEpoch(c.env, orgId)));
     return c.body(null, 204);
   });

@@ -1,7 +1,8 @@
 // Credentials (spec 4.11): list, cancel, and create API tokens and upload passes for a project.
 import { principalPermissions } from '../../auth/access';
 import { issueApiToken, issueUploadPass, UPLOAD_PASS_DAYS } from '../../auth/credentials';
-import { grantablePermissions, issuedRecord, listProjectCredentials, revokeProjectCredential } from '../../control/credentials';
+import { bumpAccessEpoch } from '../../auth/access-cache';
+import { grantablePermissions, issuedRecord, listProjectCredentials, revokeProjectCredential, signInOrgIds } from '../../control/credentials';
 import { controlDb } from '../../control/db';
 import { createRouter } from '../../lib/router';
 import * as routes from './credentials.routes';
@@ -15,6 +16,9 @@ export const credentialsRouter = createRouter()
     const { projectId, jti } = c.req.valid('param');
     const principal = c.var.principal;
     await revokeProjectCredential(controlDb(c.env.DB), { orgId: principal.orgId, projectId, jti, actor: principal, traceId: c.var.requestId });
+    // A sign-in's sessions may live in other organizations too: their cached credentials must go now.
+    const elsewhere = (await signInOrgIds(c.env.DB, jti)).filter((orgId) => orgId !== principal.orgId);
+    await Promise.all(elsewhere.map((orgId) => bumpAccessEpoch(c.env, orgId)));
     return c.body(null, 204);
   })
   .openapi(routes.createApiToken, async (c) => {

@@ -83,7 +83,7 @@ export async function seedDemo(d1: D1Database) {
   const existing = await db.query.organizations.findFirst({ where: eq(organizations.id, DEMO.orgId) });
   if (existing) return { created: false };
   const admin = await ensureUser(db, DEMO.adminEmail, DEMO.adminName);
-  await createOrganization(db, { name: DEMO.orgName, ownerId: admin.id, projectName: DEMO.projectName, demoProject: true, orgId: DEMO.orgId, projectId: DEMO.projectId });
+  await createOrganization(db, { name: DEMO.orgName, ownerId: admin.id, projectName: DEMO.projectName, demoProject: true, orgId: DEMO.orgId, projectId: DEMO.projectId, actor: null });
   return { created: true };
 }
 

@@ -1,6 +1,6 @@
 import { defineRoute } from '../../lib/openapi';
 import { json, jsonBody } from '../../lib/schemas';
-import { Preferences, PreferencesPatch, Profile, UpdateProfile } from './users.schemas';
+import { MyOrganizations, Preferences, PreferencesPatch, Profile, UpdateProfile } from './users.schemas';
 
 const tags = ['Users'];
 
@@ -39,8 +39,18 @@ export const updatePreferences = defineRoute({
   path: '/api/v1/user/preference',
   tags,
   summary: 'Change my preferences',
-  description: 'A field left out is unchanged; null clears it. `timezone` must be an IANA zone name; `last_context` must name the session\'s organization and an active project in it you reach.',
+  description: 'A field left out is unchanged; null clears it. `timezone` must be an IANA zone name; `last_context` must name an organization you belong to and an active project in it you reach.',
   access: { creds: 'session' },
   request: jsonBody(PreferencesPatch),
   responses: { 200: { description: 'The preferences after the change.', ...json(Preferences) } },
+});
+
+export const myOrganizations = defineRoute({
+  method: 'get',
+  path: '/api/v1/user/organization',
+  tags,
+  summary: 'My organizations',
+  description: 'The organizations you are an active member of, oldest membership first; `current` marks this session\'s. Switch with `POST /api/v1/org/{orgId}/session` (an addition to the specification).',
+  access: { creds: 'session' },
+  responses: { 200: { description: 'The organizations.', ...json(MyOrganizations) } },
 });
