@@ -30,7 +30,8 @@ try {
       '',
       `Posture service ready on http://localhost:${port}  (API reference: http://localhost:${port}/api/v1/docs)`,
       `Demo organization ${seeded.orgId}, demo project ${seeded.projectId}, admin ${seeded.adminEmail}${seeded.created ? ' (seeded now)' : ''}.`,
-      'A session token for the admin:  npm run -s dev:session',
+      // dev:session reads PORT too, so the hint names it when the port is not the default.
+      `A session token for the admin:  ${port === 8787 ? '' : `PORT=${port} `}npm run -s dev:session`,
       '',
     ].join('\n'),
   );
