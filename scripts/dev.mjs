@@ -9,6 +9,8 @@ const SAMPLES = [
   ['test/fixtures/sbom/npm__juice-shop-14.1.1.cdx-1.4.json', 'juice-shop'],
   ['test/fixtures/cbom/pkic-cbom__nginx-pass.cbom.json', 'nginx'],
   ['test/fixtures/cbom/ibm-cbomkit__kafka-cbom.json', 'kafka'],
+  ['test/fixtures/sbom/maven__dependency-track-apiserver-4.5.0.cdx-1.4.json', 'dependency-track'],
+  ['scripts/demo/payments-gateway.cbom.json', 'payments-gateway'],
 ];
 
 const port = Number(process.env.PORT || 8787);
@@ -17,6 +19,11 @@ const base = localBase(port);
 ensureDevVars();
 console.error('Applying D1 migrations to the local database...');
 await wrangler(['d1', 'migrations', 'apply', 'DB', '--local']);
+console.error('Importing the starter vulnerability data (vulndb/starter; only new or newer records)...');
+await new Promise((resolve, reject) => {
+  const child = spawn(process.execPath, [join(root, 'scripts/vulndb-import.mjs'), join(root, 'vulndb/starter'), '--quiet'], { stdio: 'inherit' });
+  child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`vulndb import failed (${code})`))));
+});
 
 const dev = startWranglerDev({ port, inherit: true });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));

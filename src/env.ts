@@ -20,6 +20,10 @@ export interface Env {
   EMAIL_FROM: string;
   OPEN_SIGNUP: string;
   MAX_BUNDLE_BYTES: string;
+  /** Where the daily refresh fetches OSV data: `{url}/{ecosystem}/all.zip`; unset, no refresh. */
+  VULNDB_SOURCE_URL?: string;
+  /** Comma-separated OSV ecosystems the refresh fetches (default in src/vulndb/refresh.ts). */
+  VULNDB_ECOSYSTEMS?: string;
 
   /** HMAC key for every JWT the service issues. */
   JWT_SECRET: string;

@@ -7,7 +7,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { api, json } from './helpers';
 import { dataTenant } from './data-plane';
-import { analysed, analyzeStep, contentsOf, deliver, getJob, P, sbom, drainPurges, startSurvey, storedRowCount, tarGz, uploaded } from './pipeline';
+import { analysed, analyzeStep, buildReports, contentsOf, deliver, getJob, P, sbom, drainPurges, startSurvey, storedRowCount, tarGz, uploaded } from './pipeline';
 
 import nginxPass from './fixtures/cbom/pkic-cbom__nginx-pass.cbom.json?raw';
 import trivy from './fixtures/cbom/aquasecurity-trivy__crypto-image.cbom.json?raw';
@@ -220,6 +220,7 @@ describe('retries and the dead-letter queue', () => {
     // The next attempt succeeds.
     const again = await deliver(message, { attempts: 2 });
     expect(again.result.explicitAcks).toEqual([again.id]);
+    await buildReports(message);
     expect((await getJob(t, survey.surveyId)).status).toBe('COMPLETED');
   });
 
@@ -289,7 +290,8 @@ describe('redelivery and bad messages', () => {
     const res = await api(`${P(t.projectId)}/v1/survey/${survey.surveyId}/regenerate`, { method: 'POST', token: t.token, headers: { 'idempotency-key': crypto.randomUUID() } });
     expect(res.status).toBe(201);
     const regenerated = await json(res);
-    // Reports only: the analysis is reused, and so is the data-health record.
+    // Reports only: the analysis is reused (its reports are built again), and so is the data-health record.
+    await buildReports({ ...survey.message, surveyId: regenerated.parent_id });
     expect(await getJob(t, regenerated.parent_id)).toMatchObject({ status: 'COMPLETED', supersedes: survey.surveyId });
     expect(await healthRun(t, regenerated.parent_id)).toMatchObject({ subject: 'nginx', outcome: 'complete', tag: 'v1', completeness: { components: 2, crypto_assets: 9 } });
     const { id, result } = await deliver({ ...survey.message, surveyId: regenerated.parent_id });
@@ -314,7 +316,9 @@ describe('regenerate survey (spec 4.8 rule 3, part 3)', () => {
 
     const old = await getJob(t, survey.surveyId);
     expect(old.status).toBe('SKIPPED');
-    expect(old.steps.map((s: { step_label: string; status: string }) => [s.step_label, s.status])).toEqual([['upload', 'COMPLETED'], ['analyze', 'SKIPPED']]);
+    expect(old.steps.map((s: { step_label: string; status: string }) => [s.step_label, s.status])).toEqual([
+      ['upload', 'COMPLETED'], ['analyze', 'SKIPPED'], ['pqc-inventory', 'SKIPPED'], ['cbom', 'SKIPPED'], ['composition', 'SKIPPED'],
+    ]);
     const fresh = await getJob(t, bodies[0].parent_id);
     expect(fresh).toMatchObject({ supersedes: survey.surveyId });
     expect(fresh.steps.find((s: { step_label: string }) => s.step_label === 'upload').status).toBe('COMPLETED');

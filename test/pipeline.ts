@@ -6,7 +6,7 @@ import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { gzipSync } from 'fflate';
 import { packTar } from 'modern-tar';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import worker from '../src/index';
 import type { Env } from '../src/env';
 import { newOrderedId, nowIso, sha256Hex } from '../src/lib/ids';
@@ -81,7 +81,22 @@ export async function analysed(t: DataTenant, data: Uint8Array | string, body: R
   const message = await uploaded(t, survey, data);
   const { id, result } = await deliver(message);
   expect(result.explicitAcks).toEqual([id]);
+  await buildReports(message);
   return { ...survey, message };
+}
+
+/**
+ * Runs the survey's report phase at once, as the analysis queue would deliver it (the message the
+ * finished analysis queued; a later real delivery of it finds the work done and is acked).
+ */
+export async function buildReports(message: AnalysisMessage) {
+  const { id, result } = await deliver({ ...message, phase: 'report' });
+  expect(result.explicitAcks).toEqual([id]);
+  // The queue may have delivered it first (this delivery then finds the work taken): wait for it.
+  await vi.waitFor(async () => {
+    const survey = (await (projectStub(env, message.projectId) as any).getJob(message.surveyId)) as { steps: { step_type: string; status: string }[] };
+    expect(survey.steps.filter((s) => s.step_type === 'REPORT' && ['PENDING', 'RUNNING'].includes(s.status))).toEqual([]);
+  }, { timeout: 15_000, interval: 50 });
 }
 
 export async function getJob(t: DataTenant, jobId: string) {
@@ -95,7 +110,11 @@ export const analyzeStep = (survey: { steps: { step_type: string }[] }) => surve
 /** A subject's current contents (every kind, or one), read from the project object. */
 export async function contentsOf(projectId: string, subject: string, kind?: string) {
   const stub = projectStub(env, projectId) as any;
-  return (await stub.subjectContents({ subject, kind, offset: 0, limit: 10_000 })) as { items: ContentItem[]; total: number };
+  const page = (await stub.subjectContents({ subject, kind, offset: 0, limit: 10_000 })) as { items: ContentItem[]; total: number };
+  if (kind) return page;
+  // What the bundles held; the findings derived from them are read by kind (and tested with the reports).
+  const items = page.items.filter((i) => !i.kind.endsWith('_finding'));
+  return { items, total: items.length };
 }
 
 export function tarGz(files: Record<string, string | Uint8Array>): Promise<Uint8Array> {

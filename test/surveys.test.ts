@@ -26,12 +26,12 @@ describe('provisioning (INSTANCE_STARTUP)', () => {
 });
 
 describe('start survey (spec 4.8 rule 1)', () => {
-  it('creates a PENDING survey with upload and analyze steps', async () => {
+  it('creates a PENDING survey with its upload, analyze and report steps', async () => {
     const t = await dataTenant();
     const res = await start(t, { jobType: 'INVENTORY_SURVEY', tag: 'v1.2', target: 'shop', jsonTags: { ci_run_id: '42' }, notes: 'n' });
     expect(res.status).toBe(201);
     const answer = await json(res);
-    expect(answer).toEqual({ parent_id: expect.any(String), submission_timestamp: expect.any(String), sub_job_ids: { upload: expect.any(String), analyze: expect.any(String) } });
+    expect(answer).toEqual({ parent_id: expect.any(String), submission_timestamp: expect.any(String), sub_job_ids: { upload: expect.any(String), analyze: expect.any(String), 'pqc-inventory': expect.any(String), cbom: expect.any(String), composition: expect.any(String) } });
     const job = await json(await api(`${P(t.projectId)}/v1/job/${answer.parent_id}`, { token: t.token }));
     expect(job).toMatchObject({ id: answer.parent_id, type: 'INVENTORY_SURVEY', status: 'PENDING', tag: 'v1.2', target: 'shop', deleted_at: null, supersedes: null });
     expect(job.steps.map((s: { step_label: string; status: string }) => [s.step_label, s.status])).toEqual([['upload', 'PENDING'], ['analyze', 'PENDING']]);

@@ -185,6 +185,18 @@ function occurrences(raw: Raw): number | undefined {
   return Array.isArray(list) ? list.length : undefined;
 }
 
+/** How many evidence locations a crypto asset keeps (the count says how many there were). */
+export const KEPT_LOCATIONS = 20;
+
+/** The first evidence locations as `path:line` (or the path alone), for a developer to find the use. */
+function locations(raw: Raw): string[] | undefined {
+  const list = record(raw.evidence)?.occurrences;
+  if (!Array.isArray(list)) return undefined;
+  const kept = list.slice(0, KEPT_LOCATIONS).map(record).filter((o): o is Raw => Boolean(text(o?.location)))
+    .map((o) => (number(o.line) !== undefined ? `${o.location}:${o.line}` : String(o.location)));
+  return kept.length ? kept : undefined;
+}
+
 /** A `cryptographic-asset` component, or null without a known `cryptoProperties.assetType`. */
 export function toCryptoAsset(raw: Raw, stats: MappingStats): CryptoAsset | null {
   const properties = record(raw.cryptoProperties);
@@ -206,6 +218,7 @@ export function toCryptoAsset(raw: Raw, stats: MappingStats): CryptoAsset | null
     relatedCryptoMaterial:
       assetType === 'related-crypto-material' ? relatedCryptoMaterial(section('relatedCryptoMaterialProperties')) : undefined,
     occurrences: occurrences(raw),
+    locations: locations(raw),
   })!;
 }
 

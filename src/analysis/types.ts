@@ -92,6 +92,8 @@ export interface CryptoAsset {
   relatedCryptoMaterial?: RelatedCryptoMaterialProperties;
   /** How many places the document's evidence says the asset was found in. */
   occurrences?: number;
+  /** The first of those places (`path:line`), at most KEPT_LOCATIONS. */
+  locations?: string[];
 }
 
 /** One observed use of cryptography at run time (a line of `runtime/*.jsonl`). */

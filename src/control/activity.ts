@@ -39,6 +39,7 @@ export const ACTIVITY_ACTIONS = [
   'session.switched',
   'survey.started',
   'survey.regenerated',
+  'report.regenerated',
   'survey.deleted',
   'survey.restored',
   'bundle.upload.started',

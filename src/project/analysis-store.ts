@@ -13,10 +13,18 @@ import { changeJob, findJob, isFinished, isSurvey, settleSurvey, stepOf, type Jo
 import type { ProjectState } from './project-object';
 import { dropLease, failInterrupted, heldByLiveAttempt, leaseOf, releaseLease, renewLease, takeLease } from './leases';
 import { queuePurge } from './purges';
+import { queueReports, skipReports } from './report-build';
 import { contents, jobs, stepLeases, subjectContents, subjects, uploads } from './schema';
 
-export const CONTENT_KINDS = ['component', 'crypto_asset', 'observation'] as const;
+/**
+ * What an analysis stores: what the bundle holds (components, crypto assets, runtime observations)
+ * and the findings derived from them (classified cryptography from assets and from observations,
+ * advisories per component). Findings live beside the contents they come from and are flipped with
+ * them, so a subject's findings always match its contents.
+ */
+export const CONTENT_KINDS = ['component', 'crypto_asset', 'observation', 'crypto_finding', 'runtime_finding', 'vuln_finding'] as const;
 export type ContentKind = (typeof CONTENT_KINDS)[number];
+export type FindingKind = 'crypto_finding' | 'runtime_finding' | 'vuln_finding';
 
 /**
  * The kinds a survey type owns: finishing an inventory survey replaces the subject's components and
@@ -24,15 +32,25 @@ export type ContentKind = (typeof CONTENT_KINDS)[number];
  * type's own (a BOM in a runtime bundle) replace theirs too; other kinds are left as they were.
  */
 const OWNED_KINDS: Record<string, ContentKind[]> = {
-  INVENTORY_SURVEY: ['component', 'crypto_asset'],
-  RUNTIME_SURVEY: ['observation'],
+  INVENTORY_SURVEY: ['component', 'crypto_asset', 'crypto_finding', 'vuln_finding'],
+  RUNTIME_SURVEY: ['observation', 'runtime_finding'],
 };
 
 /** One item found in a bundle, as the consumer sends it. */
 export type FoundItem =
   | { kind: 'component'; source: string; component: Component }
   | { kind: 'crypto_asset'; source: string; asset: CryptoAsset }
-  | { kind: 'observation'; source: string; observation: Observation };
+  | { kind: 'observation'; source: string; observation: Observation }
+  | { kind: FindingKind; source: string; finding: FindingRow };
+
+/** A finding as the analysis derives it: its identity in the subject, what it names, and the whole entry. */
+export interface FindingRow {
+  key: string;
+  name: string;
+  purl: string | null;
+  version: string | null;
+  data: JsonObject;
+}
 
 interface StagedRow {
   kind: ContentKind;
@@ -45,6 +63,7 @@ interface StagedRow {
 
 /** Where an item belongs: components by purl (else name@version), assets by bom-ref (else name and type), observations by algorithm, protocol and library. */
 export function stagedRow(item: FoundItem): StagedRow {
+  if ('finding' in item) return { kind: item.kind, ...item.finding, data: { ...item.finding.data, source: item.source } };
   if (item.kind === 'component') {
     const c = item.component;
     const name = c.group ? `${c.group}/${c.name}` : c.name;
@@ -68,6 +87,8 @@ const union = <T>(a: T[] = [], b: T[] = []) => [...new Set([...a, ...b])].slice(
 
 /** The same item found again (another document, another runtime line): counted once, evidence added up. */
 function merged(kind: ContentKind, old: JsonObject, found: JsonObject): JsonObject {
+  // A finding is derived once per key; a repeat (a retried batch) changes nothing.
+  if (kind.endsWith('_finding')) return old;
   if (kind === 'observation') {
     return { ...old, count: (old.count ?? 0) + (found.count ?? 0), keySizes: union(old.keySizes, found.keySizes), cipherSuites: union(old.cipherSuites, found.cipherSuites), groups: union(old.groups, found.groups) };
   }
@@ -181,24 +202,27 @@ export interface AnalysisResult {
 export type StoredCounts = Record<ContentKind, number>;
 
 /**
- * One small write: the subject's content pointers of the kinds the survey owns or found move to this
- * attempt's rows, the subject is recorded, the ANALYZE step completes and the survey settles. The
- * rows the pointers left are queued for deletion.
+ * One small write: the subject's content pointers of the kinds the survey owns or found (findings
+ * included) move to this attempt's rows, the subject is recorded, the ANALYZE step completes, and the
+ * survey's reports are queued (leased like the analysis). The rows the pointers left are queued for
+ * deletion. A survey whose subject already holds a newer survey's contents completes without reports
+ * of its own (its rows go): reports describe what the subject holds.
  */
-export function finishAnalysis(state: ProjectState, result: AnalysisResult): { completed: boolean } {
+export async function finishAnalysis(state: ProjectState, result: AnalysisResult): Promise<{ completed: boolean }> {
   const found = runnableStep(state, result.surveyId);
   const lease = found && leaseOf(state, found.step.id);
   if (!found || !lease || lease.holder !== result.attempt) return { completed: false };
   const { survey, step } = found;
   const now = nowIso();
-  const counts: StoredCounts = { component: 0, crypto_asset: 0, observation: 0, ...lease.counts };
-  const changed = state.db.transaction(() => {
+  const counts: StoredCounts = { component: 0, crypto_asset: 0, observation: 0, crypto_finding: 0, runtime_finding: 0, vuln_finding: 0, ...lease.counts };
+  const source = { survey_id: survey.id, attempt: result.attempt };
+  const { changed, superseded } = state.db.transaction(() => {
     const kinds = CONTENT_KINDS.filter((kind) => (OWNED_KINDS[survey.type] ?? []).includes(kind) || counts[kind] > 0);
     const current = state.db.select().from(subjectContents).where(and(eq(subjectContents.subject, result.subject), inArray(subjectContents.kind, kinds))).all();
     // Survey ids are time-ordered: an older survey finishing after a newer one of the same subject
     // (analyses run concurrently) must not put its older contents back.
     const holder = current.map((c) => c.surveyId).sort().at(-1);
-    const superseded = holder !== undefined && holder > survey.id;
+    const superseded = holder !== undefined && holder > survey.id ? holder : null;
     if (superseded) queuePurge(state, survey.id, result.attempt, '*');
     else {
       for (const old of current) queuePurge(state, old.surveyId, old.attempt, old.kind);
@@ -215,16 +239,20 @@ export function finishAnalysis(state: ProjectState, result: AnalysisResult): { c
       subject: result.subject, counts, partial: result.partial, tag: result.manifestTag, ciRunId: result.manifestCiRunId,
     });
     const stored = { components: counts.component, cryptoAssets: counts.crypto_asset, observations: counts.observation };
+    const findings = { cryptography: counts.crypto_finding + counts.runtime_finding, advisories: counts.vuln_finding };
     const done = changeJob(state.db, step, {
       status: 'COMPLETED',
-      message: `Analysed ${result.subject}: ${stored.components} components, ${stored.cryptoAssets} crypto assets, ${stored.observations} runtime observations.`
-        + (superseded ? ` The subject's contents come from the newer survey ${holder}, which finished first.` : ''),
-      metadata: { ...result.metadata, subject: result.subject, stored, ...(superseded ? { supersededBy: holder } : {}) },
+      message: `Analysed ${result.subject}: ${stored.components} components, ${stored.cryptoAssets} crypto assets, ${stored.observations} runtime observations; `
+        + `${findings.cryptography} cryptography findings, ${findings.advisories} advisories.`
+        + (superseded ? ` The subject's contents come from the newer survey ${superseded}, which finished first.` : ''),
+      metadata: { ...result.metadata, subject: result.subject, stored, findings, ...(superseded ? { supersededBy: superseded } : {}) },
     });
-    const labelled = changeJob(state.db, findJob(state.db, survey.id)!, { metadata: { subject: result.subject } });
-    return [done, settleSurvey(state.db, survey.id) ?? labelled];
+    const labelled = changeJob(state.db, findJob(state.db, survey.id)!, { metadata: { subject: result.subject, ...(superseded ? {} : { analysis_source: source }) } });
+    const skipped = superseded ? skipReports(state, survey.id, `The subject's contents come from the newer survey ${superseded}; its reports describe them.`) : [];
+    return { changed: [done, ...skipped, settleSurvey(state.db, survey.id) ?? labelled], superseded };
   });
   state.notify(changed);
+  if (!superseded) await queueReports(state, survey.id);
   return { completed: true };
 }
 
@@ -308,4 +336,30 @@ export function contentsPage(state: ProjectState, query: ContentsQuery): { items
     items: rows.map(({ row: r }) => ({ kind: r.kind, key: r.key, name: r.name, version: r.version, purl: r.purl, survey_id: r.surveyId, data: r.data })),
     total, offset: query.offset, limit: query.limit,
   };
+}
+
+export interface RowsQuery {
+  surveyId: string;
+  attempt: number;
+  kind: ContentKind;
+  /** The last key of the previous page. */
+  after?: string;
+  limit: number;
+}
+
+export interface AnalysisRow {
+  key: string;
+  name: string;
+  purl: string | null;
+  version: string | null;
+  data: JsonObject;
+}
+
+/** A page of one analysis attempt's rows of one kind, in key order (keyset paging: bounded at any size). */
+export function analysisRows(state: ProjectState, query: RowsQuery): { rows: AnalysisRow[]; next: string | null } {
+  const rows = state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null; data: string }>(
+    'SELECT key, name, purl, version, data FROM contents WHERE survey_id = ? AND attempt = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?',
+    query.surveyId, query.attempt, query.kind, query.after ?? '', query.limit,
+  ).toArray().map((r) => ({ ...r, data: JSON.parse(r.data) as JsonObject }));
+  return { rows, next: rows.length === query.limit ? rows.at(-1)!.key : null };
 }

@@ -23,11 +23,22 @@ const FINISHED = new Set<string>(['COMPLETED', 'FAILED', 'SKIPPED']);
 export const isFinished = (status: string) => FINISHED.has(status);
 export const isSurvey = (row: Pick<JobRow, 'type' | 'parentId'>) => !row.parentId && (SURVEY_TYPES as readonly string[]).includes(row.type);
 
-/** The steps every survey has; report steps are added by the analysis (a later part of the road). */
-export const SURVEY_STEPS = [
-  { stepType: 'UPLOAD', stepLabel: 'upload' },
-  { stepType: 'ANALYZE', stepLabel: 'analyze' },
-] as const;
+/** The reports each survey type produces, one REPORT step each (ARCHITECTURE section 5). */
+export const SURVEY_REPORTS = {
+  INVENTORY_SURVEY: ['pqc-inventory', 'cbom', 'composition'],
+  RUNTIME_SURVEY: ['pqc-inventory', 'cbom'],
+} as const satisfies Record<SurveyType, readonly string[]>;
+export type ReportType = 'pqc-inventory' | 'cbom' | 'composition';
+export const REPORT_TYPES: readonly ReportType[] = ['pqc-inventory', 'cbom', 'composition'];
+
+/** A survey's steps in the order they run: the client's upload, the service's analysis, then its reports. */
+export function surveySteps(type: SurveyType): { stepType: string; stepLabel: string }[] {
+  return [
+    { stepType: 'UPLOAD', stepLabel: 'upload' },
+    { stepType: 'ANALYZE', stepLabel: 'analyze' },
+    ...SURVEY_REPORTS[type].map((label) => ({ stepType: 'REPORT', stepLabel: label })),
+  ];
+}
 
 /**
  * Steps the client runs and reports on (spec 4.8 status report): the upload. The analysis and the
@@ -99,11 +110,12 @@ export function requireJob(db: ProjectDb, id: string): JobRow {
   return row;
 }
 
-// Steps in the order they run (upload, analyze, then reports), whatever their ids.
+// Steps in the order they run (upload, analyze, then the reports in their fixed order), whatever their ids.
 const STEP_ORDER = sql`CASE ${jobs.stepType} WHEN 'UPLOAD' THEN 0 WHEN 'ANALYZE' THEN 1 ELSE 2 END`;
+const REPORT_ORDER = sql`CASE ${jobs.stepLabel} WHEN 'pqc-inventory' THEN 0 WHEN 'cbom' THEN 1 WHEN 'composition' THEN 2 ELSE 3 END`;
 
 export function stepsOf(db: ProjectDb, surveyId: string): JobRow[] {
-  return db.select().from(jobs).where(eq(jobs.parentId, surveyId)).orderBy(STEP_ORDER, asc(jobs.createdAt), asc(jobs.id)).all();
+  return db.select().from(jobs).where(eq(jobs.parentId, surveyId)).orderBy(STEP_ORDER, REPORT_ORDER, asc(jobs.createdAt), asc(jobs.id)).all();
 }
 
 /** A job with its steps when it is a survey, in the answer shape. */
@@ -131,12 +143,13 @@ export function createSurvey(db: ProjectDb, input: NewSurvey): { survey: JobRow;
     deletedAt: null, supersedes: input.supersedes ?? null, failureClass: null, seq: 1, updatedAt: now,
   };
   // A step's type is one of the specification's job types: UPLOAD for the upload, the survey's own
-  // type for its analysis (there is no ANALYZE job type); `step_type` tells them apart.
-  const steps: JobRow[] = SURVEY_STEPS.map((step) => ({
-    ...survey, id: newOrderedId(), type: step.stepType === 'UPLOAD' ? 'UPLOAD' : input.jobType, parentId: survey.id, stepType: step.stepType, stepLabel: step.stepLabel,
+  // type for its analysis (there is no ANALYZE job type), REPORT for its reports; `step_type` tells them apart.
+  const steps: JobRow[] = surveySteps(input.jobType).map((step) => ({
+    ...survey, id: newOrderedId(), type: step.stepType === 'ANALYZE' ? input.jobType : step.stepType, parentId: survey.id, stepType: step.stepType, stepLabel: step.stepLabel,
     tag: null, target: null, notes: null, jsonTags: null, supersedes: null, metadata: {},
   }));
-  db.insert(jobs).values([survey, ...steps]).run();
+  // One row per statement: a job row has 22 columns and SQLite binds at most 100 variables per statement.
+  for (const row of [survey, ...steps]) db.insert(jobs).values(row).run();
   return { survey, steps };
 }
 
@@ -212,7 +225,11 @@ export function settleSurvey(db: ProjectDb, surveyId: string): JobRow | null {
   const done = steps.filter((s) => s.status === 'COMPLETED').length;
   const progress = steps.length ? Math.floor((100 * done) / steps.length) : 0;
   let change: JobChange | null = null;
-  if (failed) change = { status: 'FAILED', message: failed.message, failureClass: failed.failureClass };
+  if (failed) {
+    // What was still to run after a failed step never will: its steps end SKIPPED with the survey.
+    for (const step of steps) if (!isFinished(step.status)) changeJob(db, step, { status: 'SKIPPED', message: `Not run: the ${failed.stepLabel ?? 'previous'} step failed.` });
+    change = { status: 'FAILED', message: failed.message, failureClass: failed.failureClass };
+  }
   else if (steps.length && done === steps.length) change = { status: 'COMPLETED', message: null };
   else if (steps.some((s) => s.status !== 'PENDING') && survey.status === 'PENDING') change = { status: 'RUNNING', progress };
   else if (progress > survey.progress) change = { progress };

@@ -29,11 +29,12 @@ export function leaseOf(state: ProjectState, stepId: string): StepLease | undefi
 
 /** Sends the step's work to the analysis queue and records it as queued work with a lease. */
 export async function queueWork(state: ProjectState, step: { id: string; parentId: string | null }, message: AnalysisMessage, now = Date.now()): Promise<void> {
-  await state.env.ANALYSIS_QUEUE.send(message);
+  // The lease first: should the send fail after all, the alarm sends the work again when it lapses.
   const expiresAt = now + QUEUED_LEASE_MS;
   state.db.insert(stepLeases).values({ stepId: step.id, surveyId: step.parentId!, holder: null, expiresAt, message, counts: {} })
     .onConflictDoUpdate({ target: stepLeases.stepId, set: { holder: null, expiresAt, message } }).run();
   await state.wake(expiresAt);
+  await state.env.ANALYSIS_QUEUE.send(message);
 }
 
 export type Take = { attempt: number; expiresAt: number } | { busy: true } | { exhausted: number };

@@ -25,6 +25,9 @@ import * as health from './health';
 import { resolveRef } from './health-resolve';
 import { expireLeases } from './leases';
 import { purgeSlice } from './purges';
+import * as reportBuild from './report-build';
+import * as reportRead from './reports';
+import type { AnalysisMessage } from './surveys';
 
 /** Pause between two slices of a large deletion, so requests waiting for the object go first. */
 const PURGE_PAUSE_MS = 5;
@@ -152,6 +155,21 @@ export class ProjectObject extends DurableObject<Env> {
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
+  /**
+   * The analysis bench's floor (local instances only; the route is behind DEV_SECRET): one bulk
+   * insert of the rows into `contents`, timed, then deleted again. Answers the insert's milliseconds.
+   */
+  async analysisFloor(rows: { key: string; name: string; data: unknown }[]): Promise<number> {
+    const sql = this.ctx.storage.sql;
+    const started = performance.now();
+    this.ctx.storage.transactionSync(() => {
+      for (const row of rows) sql.exec('INSERT OR REPLACE INTO contents (survey_id, attempt, kind, key, name, data) VALUES (?, 0, ?, ?, ?, ?)', 'bench-floor', 'component', row.key, row.name, JSON.stringify(row.data));
+    });
+    const insertMs = performance.now() - started;
+    sql.exec('DELETE FROM contents WHERE survey_id = ?', 'bench-floor');
+    return insertMs;
+  }
+
   /** Whether the storage is set up (for tests and health checks). */
   async isReady(): Promise<boolean> {
     return this.setting('readyAt') !== undefined;
@@ -255,6 +273,63 @@ export class ProjectObject extends DurableObject<Env> {
 
   async lastAnalysisError(surveyId: string) {
     return this.rpc((state) => analysis.lastAnalysisError(state, surveyId));
+  }
+
+  async analysisRows(query: analysis.RowsQuery): Promise<unknown> {
+    return this.rpc((state) => analysis.analysisRows(state, query));
+  }
+
+  // ---- reports (building) ----
+
+  async beginReports(input: { surveyId: string; message: AnalysisMessage }): Promise<unknown> {
+    return this.rpc((state) => reportBuild.beginReports(state, input));
+  }
+
+  async stageReportEntries(input: { surveyId: string; attempt: number; reportId: string; entries: reportBuild.EntryRow[] }) {
+    return this.rpc((state) => reportBuild.stageReportEntries(state, input));
+  }
+
+  async finishReport(input: reportBuild.FinishedReport) {
+    return this.rpc((state) => reportBuild.finishReport(state, input));
+  }
+
+  async failReports(input: { surveyId: string; attempt?: number; failureClass: string; message: string }) {
+    return this.rpc((state) => reportBuild.failReports(state, input));
+  }
+
+  /** A page of a report's entries in section order, for writing its full document. */
+  async reportEntryPage(input: { reportId: string; section: string; after: number; limit: number }): Promise<unknown> {
+    return this.rpc((state) => reportRead.entriesAfter(state, input));
+  }
+
+  // ---- reports (reading, spec 4.10) ----
+
+  async reportSummary(reportId: string): Promise<unknown> {
+    return this.rpc((state) => reportRead.summary(state, reportId));
+  }
+
+  async reportSection(input: reportRead.SectionQuery): Promise<unknown> {
+    return this.rpc((state) => reportRead.sectionPage(state, input));
+  }
+
+  async searchReport(input: { reportId: string; query: string }): Promise<unknown> {
+    return this.rpc((state) => reportRead.search(state, input.reportId, input.query));
+  }
+
+  async compareReports(input: { from: string; to: string }): Promise<unknown> {
+    return this.rpc((state) => reportRead.compare(state, input.from, input.to));
+  }
+
+  async reportRecord(reportId: string): Promise<unknown> {
+    return this.rpc((state) => reportRead.record(state, reportId));
+  }
+
+  async regenerateReport(input: reportRead.RegenerateReportInput) {
+    return this.rpc(async (state) => {
+      const answer = await reportRead.regenerateReport(state, input);
+      await this.sweepBy();
+      return answer;
+    });
   }
 
   async subjectContents(query: analysis.ContentsQuery) {

@@ -136,7 +136,7 @@ export const stepLeases = sqliteTable('step_leases', {
   /** Times the object sent the work again after a lapse. */
   resends: integer('resends').notNull().default(0),
   /** The queue message that (re)starts the work. */
-  message: text('message', { mode: 'json' }).notNull().$type<{ projectId: string; surveyId: string; bundleId: string; blobKey: string }>(),
+  message: text('message', { mode: 'json' }).notNull().$type<{ projectId: string; surveyId: string; bundleId: string; blobKey: string; phase?: 'report' }>(),
   /** Rows the holding attempt has stored, by content kind. */
   counts: text('counts', { mode: 'json' }).notNull().$type<Record<string, number>>(),
 }, (t) => [index('step_leases_expiry').on(t.expiresAt)]);
@@ -170,3 +170,39 @@ export const settings = sqliteTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
 });
+
+/**
+ * A survey's report (one per REPORT step; the report's id is the step's id): what it was built from,
+ * its headline figures and sections, and where its full document lies in R2.
+ */
+export const reports = sqliteTable('reports', {
+  id: text('id').primaryKey(),
+  surveyId: text('survey_id').notNull(),
+  /** `pqc-inventory`, `cbom` or `composition`. */
+  type: text('type').notNull(),
+  subject: text('subject').notNull(),
+  /** The analysis the report was built from: its survey and attempt (another survey's when regenerated with skipAnalyze). */
+  sourceSurveyId: text('source_survey_id').notNull(),
+  sourceAttempt: integer('source_attempt').notNull(),
+  producedAt: text('produced_at').notNull(),
+  blobKey: text('blob_key').notNull(),
+  /** Headline figures, sections (with counts) and the non-list sections, as the summary answers them. */
+  summary: text('summary', { mode: 'json' }).notNull().$type<JsonObject>(),
+  /** Versions of every input: analysis logic, classification table, vulnerability data, bundle. */
+  provenance: text('provenance', { mode: 'json' }).notNull().$type<JsonObject>(),
+}, (t) => [index('reports_survey').on(t.surveyId), index('reports_subject').on(t.subject, t.type, t.producedAt)]);
+
+/**
+ * A report's entries, indexed so sections, search and compare answer without loading the document.
+ * `position` orders entries inside their section; `key` identifies a finding across reports.
+ */
+export const reportEntries = sqliteTable('report_entries', {
+  reportId: text('report_id').notNull(),
+  section: text('section').notNull(),
+  position: integer('position').notNull(),
+  key: text('key').notNull(),
+  purl: text('purl'),
+  name: text('name').notNull(),
+  explanation: text('explanation'),
+  data: text('data', { mode: 'json' }).notNull().$type<JsonObject>(),
+}, (t) => [primaryKey({ columns: [t.reportId, t.section, t.position] }), index('report_entries_key').on(t.reportId, t.key)]);

@@ -9,6 +9,7 @@ import {
 } from './jobs';
 import * as health from './health';
 import { queueWork } from './leases';
+import { queueReports } from './report-build';
 import type { ProjectState } from './project-object';
 import { bundles, jobs } from './schema';
 
@@ -18,6 +19,8 @@ export interface AnalysisMessage {
   surveyId: string;
   bundleId: string;
   blobKey: string;
+  /** `report` builds the survey's reports from its finished analysis; absent, the bundle is analysed. */
+  phase?: 'report';
 }
 
 export interface StartSurveyInput {
@@ -135,7 +138,11 @@ export async function regenerateSurvey(state: ProjectState, input: RegenerateInp
     const analyzed = request.skipAnalyze
       ? changeJob(state.db, analyze, { status: 'SKIPPED', message: `Analysis reused from survey ${old.id}.` })
       : analyze;
-    if (!request.skipAnalyze) {
+    if (request.skipAnalyze) {
+      const reused = reuseAnalysis(state, old, survey);
+      state.notify([...skipped, upload, analyzed, ...reused, settleSurvey(state.db, survey.id) ?? survey]);
+      if (!reused.length) await queueReports(state, survey.id);
+    } else {
       try {
         await queueWork(state, analyze, { projectId: state.projectId, surveyId: survey.id, bundleId: bundle.id, blobKey: bundle.blobKey });
       } catch (error) {
@@ -145,11 +152,27 @@ export async function regenerateSurvey(state: ProjectState, input: RegenerateInp
         console.error(JSON.stringify({ level: 'error', message: 'analysis queue send failed', surveyId: survey.id, error: String(error) }));
         throw new ApiError('try_again', 'The analysis could not be queued; retry in a few seconds.', { headers: { 'Retry-After': '5' } });
       }
+      state.notify([...skipped, upload, analyzed, ...steps, settleSurvey(state.db, survey.id) ?? survey]);
     }
-    state.notify([...skipped, upload, analyzed, ...steps, settleSurvey(state.db, survey.id) ?? survey]);
     return { parent_id: survey.id, supersedes: old.id, submission_timestamp: survey.createdAt, sub_job_ids: subJobIds(steps) };
   });
   return { answer, changed: !replayed };
+}
+
+/**
+ * A survey regenerated with `skipAnalyze` builds its reports from the analysis the old survey used.
+ * Without one (its analysis failed or never ran) the reports fail at once, saying what to do; the
+ * failed REPORT steps are answered (none when the reports were queued instead).
+ */
+function reuseAnalysis(state: ProjectState, old: JobRow, survey: JobRow): JobRow[] {
+  const source = old.metadata.analysis_source;
+  if (source && typeof old.metadata.subject === 'string') {
+    changeJob(state.db, survey, { metadata: { analysis_source: source, subject: old.metadata.subject } });
+    return [];
+  }
+  const message = 'The survey this one regenerates has no finished analysis to reuse; regenerate with {"skipAnalyze": false} to analyse the upload again.';
+  return stepsOf(state.db, survey.id).filter((s) => s.stepType === 'REPORT')
+    .map((s) => changeJob(state.db, s, { status: 'FAILED', failureClass: 'no_analysis', message }));
 }
 
 export interface JobQuery {

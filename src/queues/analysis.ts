@@ -13,6 +13,8 @@ import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
 import type { AnalysisStart, FoundItem } from '../project/analysis-store';
 import { withProject } from '../project/client';
+import { deriveFindings } from './findings';
+import { buildReports } from './reports';
 import type { AnalysisMessage } from '../project/surveys';
 
 export const ANALYSIS_QUEUE = 'posture-analysis';
@@ -26,13 +28,14 @@ export const AnalysisMessageSchema = z.object({
   surveyId: z.uuid(),
   bundleId: z.string().min(1),
   blobKey: z.string().min(1),
+  phase: z.literal('report').optional(),
 });
 
 /** Seconds before retrying a failed attempt: 10, 20, 40, ... at most 5 minutes. */
 export const retryDelay = (attempts: number) => Math.min(300, 10 * 2 ** Math.max(0, attempts - 1));
 
 /** The survey's analysis step finished while the bundle was still being read (superseded): stop quietly. */
-class AnalysisAbandoned extends Error {}
+export class AnalysisAbandoned extends Error {}
 
 /** One stored item at most this large as JSON: a project object row holds at most 2 MB. */
 export const MAX_ITEM_JSON_BYTES = 512 * 1024;
@@ -45,7 +48,7 @@ export const MAX_ITEM_JSON_BYTES = 512 * 1024;
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** Collects found items and sends them to the project object STAGE_BATCH at a time. */
-class Stager {
+export class Stager {
   private items: FoundItem[] = [];
   /** Bytes of the bundle read so far, of `size`. */
   bytesRead = 0;
@@ -128,6 +131,7 @@ export async function analyse(env: Env, message: AnalysisMessage): Promise<void>
       onObservation: (observation, source) => stager.add({ kind: 'observation', source: `${source.path}:${source.line}`, observation }),
     });
     await stager.flush();
+    await deriveFindings(env, message, attempt, stager);
   } catch (error) {
     if (error instanceof BundleError) return fail(env, message, attempt, error.failureClass, error.message);
     if (error instanceof AnalysisAbandoned) return;
@@ -160,7 +164,8 @@ export async function consumeAnalysis(batch: MessageBatch, env: Env): Promise<vo
     }
     const body = parsed.data;
     try {
-      await analyse(env, body);
+      if (body.phase === 'report') await buildReports(env, body);
+      else await analyse(env, body);
       message.ack();
     } catch (error) {
       const text = errorText(error);

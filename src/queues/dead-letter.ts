@@ -14,8 +14,15 @@ export async function consumeAnalysisDeadLetters(batch: MessageBatch, env: Env):
       message.ack();
       continue;
     }
-    const { projectId, surveyId } = parsed.data;
+    const { projectId, surveyId, phase } = parsed.data;
     try {
+      if (phase === 'report') {
+        await withProject(env, projectId, (stub) => stub.failReports({
+          surveyId, failureClass: 'internal', message: 'The reports could not be built after retries. Regenerate the survey to try again.',
+        }));
+        message.ack();
+        continue;
+      }
       const lastError = await withProject<string | null>(env, projectId, (stub) => stub.lastAnalysisError(surveyId));
       await withProject(env, projectId, (stub) => stub.failAnalysis({
         surveyId, failureClass: 'internal',

@@ -6,6 +6,7 @@ import { credentialsRouter } from './credentials';
 import { dataHealthRouter } from './data-health';
 import { jobsRouter } from './jobs';
 import { surveysRouter } from './surveys';
+import { reportsRouter } from './reports';
 import { devRouter } from './dev';
 import { metaRouter } from './meta';
 import { organizationsRouter } from './organizations';
@@ -29,6 +30,7 @@ export const routers = [
   activityRouter,
   jobsRouter,
   surveysRouter,
+  reportsRouter,
   bundlesRouter,
   dataHealthRouter,
 ];

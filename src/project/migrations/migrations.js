@@ -3,6 +3,7 @@ import m0000 from './0000_data_plane.sql';
 import m0001 from './0001_analysis_staging.sql';
 import m0002 from './0002_job_updated_at.sql';
 import m0003 from './0003_contents_by_survey.sql';
+import m0004 from './0004_reports.sql';
 
   export default {
     journal,
@@ -10,7 +11,8 @@ import m0003 from './0003_contents_by_survey.sql';
       m0000,
 m0001,
 m0002,
-m0003
+m0003,
+m0004
     }
   }
   

@@ -14,6 +14,7 @@ import { ApiError } from '../../lib/errors';
 import { defineRoute } from '../../lib/openapi';
 import { createRouter } from '../../lib/router';
 import { SessionAnswer } from '../auth/auth.schemas';
+import { projectStub } from '../../project/client';
 
 export const DEMO = {
   orgId: '0d3e0000-0000-4000-8000-000000000001',
@@ -77,6 +78,19 @@ const storageCeiling = defineRoute({
   responses: { 200: { description: 'Bytes written.', content: { 'application/json': { schema: z.object({ bytes: z.number().int() }) } } } },
 });
 
+const analysisFloor = defineRoute({
+  method: 'post',
+  path: '/api/v1/dev/analysis-floor',
+  tags: ['Local development'],
+  summary: 'The floor an analysis is measured against (local instances only)',
+  description: 'What `npm run bench:analysis` compares the analysis with, in the same runtime: `JSON.parse` of the CycloneDX body, then one bulk insert of its components and crypto assets into the project\'s SQLite (rows deleted again). 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [401, 404],
+  middleware: [devOnly],
+  request: { query: z.object({ projectId: z.uuid() }) },
+  responses: { 200: { description: 'The floor\'s phases in milliseconds.', content: { 'application/json': { schema: z.object({ rows: z.number().int(), parseMs: z.number(), insertMs: z.number() }) } } } },
+});
+
 /** Creates the demo tenant unless it exists; safe to call on every start. */
 export async function seedDemo(d1: D1Database) {
   const db = controlDb(d1);
@@ -88,6 +102,15 @@ export async function seedDemo(d1: D1Database) {
 }
 
 export const devRouter = createRouter()
+  .openapi(analysisFloor, async (c) => {
+    const text = await c.req.text();
+    const started = performance.now();
+    const document = JSON.parse(text) as { components?: Record<string, unknown>[] };
+    const rows = (document.components ?? []).map((raw, i) => ({ key: String(raw['bom-ref'] ?? raw.purl ?? i), name: String(raw.name ?? ''), data: raw }));
+    const parseMs = performance.now() - started;
+    const insertMs = await projectStub(c.env, c.req.valid('query').projectId).analysisFloor(rows);
+    return c.json({ rows: rows.length, parseMs, insertMs }, 200);
+  })
   .openapi(storageCeiling, async (c) => {
     const length = Number(c.req.header('content-length'));
     if (!c.req.raw.body || !Number.isSafeInteger(length)) throw new ApiError('invalid_request', 'Send a body with Content-Length.');

@@ -1,0 +1,167 @@
+// Reading a survey's reports (spec 4.10): summary, section pages, search, compare, the record behind
+// the full document and its provenance, and regenerate. Everything answers from the indexed entries
+// (`report_entries`), never from the whole document.
+import type { JsonObject } from '../lib/json';
+import { and, desc, eq } from 'drizzle-orm';
+import { conflict, invalidRequest, notFound } from '../lib/errors';
+import { findJob, type JobRow } from './jobs';
+import type { ProjectState } from './project-object';
+import { jobs, reports } from './schema';
+import { regenerateSurvey } from './surveys';
+
+export type ReportRow = typeof reports.$inferSelect;
+
+/** A section of a report: a list of entries, or a single object (such as `overview`). */
+export interface SectionInfo {
+  name: string;
+  kind: 'list' | 'object';
+  total?: number;
+}
+
+export function requireReport(state: ProjectState, reportId: string): ReportRow {
+  const row = state.db.select().from(reports).where(eq(reports.id, reportId)).get();
+  if (!row) throw notFound('No report has this id (a report exists once its REPORT step completed).');
+  return row;
+}
+
+/** The report and the survey it came from. */
+export function record(state: ProjectState, reportId: string): { report: ReportRow; survey: JobRow } {
+  const report = requireReport(state, reportId);
+  return { report, survey: findJob(state.db, report.surveyId)! };
+}
+
+export function summary(state: ProjectState, reportId: string): JsonObject {
+  const { report, survey } = record(state, reportId);
+  return {
+    report_id: report.id, type: report.type, subject: report.subject, produced_at: report.producedAt,
+    survey: { id: survey.id, type: survey.type, tag: survey.tag },
+    headline: report.summary.headline ?? {}, sections: report.summary.sections ?? [],
+  };
+}
+
+type EntrySqlRow = {
+  section: string;
+  position: number;
+  key: string;
+  data: string;
+};
+
+/** An entry as answered: its whole record, marked with its section. */
+const entryOf = (row: EntrySqlRow): JsonObject => ({ ...(JSON.parse(row.data) as JsonObject), key: row.key, section: row.section });
+
+export interface SectionQuery {
+  reportId: string;
+  section: string;
+  offset: number;
+  limit: number;
+}
+
+/** A page of a list section (offset model of spec part 8), or a non-list section whole. */
+export function sectionPage(state: ProjectState, query: SectionQuery): JsonObject {
+  const report = requireReport(state, query.reportId);
+  const sections = (report.summary.sections ?? []) as unknown as SectionInfo[];
+  const section = sections.find((s) => s.name === query.section);
+  if (!section) throw notFound(`The ${report.type} report has no section "${query.section}"; its sections are ${sections.map((s) => s.name).join(', ')}.`);
+  if (section.kind === 'object') return (report.summary.objects as JsonObject | undefined)?.[section.name] ?? {};
+  const rows = state.sql.exec<EntrySqlRow>(
+    'SELECT section, position, key, data FROM report_entries WHERE report_id = ? AND section = ? ORDER BY position LIMIT ? OFFSET ?',
+    report.id, section.name, query.limit, query.offset,
+  ).toArray();
+  const total = section.total ?? 0;
+  return {
+    section: section.name, entries: rows.map(entryOf), offset: query.offset, limit: query.limit,
+    pagination: { firstId: rows[0]?.key ?? null, lastId: rows.at(-1)?.key ?? null, hasMore: query.offset + rows.length < total, total },
+  };
+}
+
+export const SEARCH_LIMIT = 200;
+
+/** Entries whose package URL, name or explanation contains the text, ignoring case, across every section. */
+export function search(state: ProjectState, reportId: string, text: string): JsonObject[] {
+  const report = requireReport(state, reportId);
+  // LIKE ignores ASCII case; the text's own wildcards are escaped, so it matches literally.
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return state.sql.exec<EntrySqlRow>(
+    `SELECT section, position, key, data FROM report_entries WHERE report_id = ?
+       AND (purl LIKE ?2 ESCAPE '\\' OR name LIKE ?2 ESCAPE '\\' OR explanation LIKE ?2 ESCAPE '\\')
+     ORDER BY section, position LIMIT ?3`,
+    report.id, pattern, SEARCH_LIMIT,
+  ).toArray().map(entryOf);
+}
+
+type Brief = {
+  key: string;
+  name: string;
+  purl: string | null;
+  section: string;
+};
+
+/** Finding by finding across all sections: added, removed, moved (from and to section), unchanged count. */
+export function compare(state: ProjectState, fromId: string, toId: string): JsonObject {
+  const from = requireReport(state, fromId);
+  const to = requireReport(state, toId);
+  if (from.type !== to.type) throw invalidRequest(`Only reports of one type compare: ${fromId} is ${from.type}, ${toId} is ${to.type}.`);
+  const only = (a: string, b: string) => state.sql.exec<Brief>(
+    `SELECT key, name, purl, section FROM report_entries e WHERE report_id = ?
+       AND NOT EXISTS (SELECT 1 FROM report_entries o WHERE o.report_id = ? AND o.key = e.key) ORDER BY section, position`,
+    a, b,
+  ).toArray();
+  const moved = state.sql.exec<{ key: string; name: string; purl: string | null; from_section: string; to_section: string }>(
+    `SELECT t.key, t.name, t.purl, f.section AS from_section, t.section AS to_section FROM report_entries t
+       JOIN report_entries f ON f.report_id = ? AND f.key = t.key
+     WHERE t.report_id = ? AND f.section <> t.section ORDER BY t.section, t.position`,
+    from.id, to.id,
+  ).toArray();
+  const unchanged = state.sql.exec<{ n: number }>(
+    `SELECT count(*) AS n FROM report_entries t JOIN report_entries f ON f.report_id = ? AND f.key = t.key
+     WHERE t.report_id = ? AND f.section = t.section`,
+    from.id, to.id,
+  ).one().n;
+  return {
+    from: { report_id: from.id, survey_id: from.surveyId, produced_at: from.producedAt },
+    to: { report_id: to.id, survey_id: to.surveyId, produced_at: to.producedAt },
+    type: to.type,
+    added: only(to.id, from.id),
+    removed: only(from.id, to.id),
+    moved: moved.map((m) => ({ key: m.key, name: m.name, purl: m.purl, from: m.from_section, to: m.to_section })),
+    unchanged,
+  };
+}
+
+/** Entries of one section after a position, for writing the full document in order. */
+export function entriesAfter(state: ProjectState, input: { reportId: string; section: string; after: number; limit: number }): { entries: JsonObject[]; last: number | null } {
+  const rows = state.sql.exec<EntrySqlRow>(
+    'SELECT section, position, key, data FROM report_entries WHERE report_id = ? AND section = ? AND position > ? ORDER BY position LIMIT ?',
+    input.reportId, input.section, input.after, input.limit,
+  ).toArray();
+  return { entries: rows.map((r) => JSON.parse(r.data) as JsonObject), last: rows.length === input.limit ? rows.at(-1)!.position : null };
+}
+
+/** A new version waiting longer than this to start no longer blocks another request (spec part 3). */
+export const REGENERATE_WAIT_MS = 30 * 60_000;
+
+export interface RegenerateReportInput {
+  reportId: string;
+  idempotencyKey?: string;
+}
+
+/**
+ * A survey's report is rebuilt by a new survey that reuses the analysis (no new upload): 409 while a
+ * newer version is being produced or once one is ready; allowed again after it failed or waited
+ * more than 30 minutes to start.
+ */
+export async function regenerateReport(state: ProjectState, input: RegenerateReportInput): Promise<{ job_id: string; supersedes: string }> {
+  const report = requireReport(state, input.reportId);
+  const run = async () => {
+    const successor = state.db.select().from(jobs).where(and(eq(jobs.supersedes, report.surveyId))).orderBy(desc(jobs.createdAt)).get();
+    if (successor) {
+      const stale = successor.status === 'PENDING' && Date.now() - Date.parse(successor.createdAt) > REGENERATE_WAIT_MS;
+      if (successor.status === 'COMPLETED') throw conflict(`This report was already regenerated by survey ${successor.id}; read the new version there.`);
+      if (successor.status !== 'FAILED' && !stale) throw conflict(`A new version is being produced by survey ${successor.id}.`);
+    }
+    const { answer } = await regenerateSurvey(state, { idempotencyKey: `report:${report.id}:${crypto.randomUUID()}`, surveyId: report.surveyId, skipAnalyze: true });
+    return { job_id: answer.parent_id, supersedes: report.surveyId };
+  };
+  if (!input.idempotencyKey) return run();
+  return (await state.idempotency.runOnce('report.regenerate', input.idempotencyKey, { reportId: report.id }, run)).answer;
+}

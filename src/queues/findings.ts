@@ -1,0 +1,47 @@
+// Deriving a survey's findings right after its bundle was read, inside the analysis attempt: the
+// stored rows are paged back from the project object, classified (crypto assets, observations) or
+// matched against the vulnerability database in D1 (components, a page of packages per lookup), and
+// the findings are staged under the same attempt, so they are flipped in with the contents.
+import { BundleError } from '../analysis/bundle';
+import { cryptoFindings, packagesOf, runtimeFinding, vulnFindings } from '../analysis/findings';
+import type { Env } from '../env';
+import type { AnalysisRow, ContentKind } from '../project/analysis-store';
+import { withProject } from '../project/client';
+import type { AnalysisMessage } from '../project/surveys';
+import { lookupRecords } from '../vulndb/lookup';
+import type { Stager } from './analysis';
+
+/** Rows per page read back from the project object (and packages per vulnerability lookup). */
+export const FINDINGS_PAGE = 500;
+/** Certificates and keys refer to algorithms anywhere in the survey, so its crypto assets are held at once: up to this many. */
+export const MAX_CRYPTO_ASSETS = 100_000;
+
+/** Every page of one kind of the attempt's rows, in key order. */
+export async function* analysisPages(env: Env, message: AnalysisMessage, source: { surveyId: string; attempt: number }, kind: ContentKind): AsyncGenerator<AnalysisRow[]> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await withProject<{ rows: AnalysisRow[]; next: string | null }>(env, message.projectId, (stub) =>
+      stub.analysisRows({ ...source, kind, after, limit: FINDINGS_PAGE }));
+    if (page.rows.length) yield page.rows;
+    if (!page.next) return;
+    after = page.next;
+  }
+}
+
+export async function deriveFindings(env: Env, message: AnalysisMessage, attempt: number, stager: Stager): Promise<void> {
+  const source = { surveyId: message.surveyId, attempt };
+  const assets: AnalysisRow[] = [];
+  for await (const page of analysisPages(env, message, source, 'crypto_asset')) {
+    assets.push(...page);
+    if (assets.length > MAX_CRYPTO_ASSETS) throw new BundleError('archive_limits', `The bundle holds more than ${MAX_CRYPTO_ASSETS} cryptographic assets; split it into several surveys.`);
+  }
+  for (const finding of cryptoFindings(assets)) await stager.add({ kind: 'crypto_finding', source: String(finding.data.seen_in ?? ''), finding });
+  for await (const page of analysisPages(env, message, source, 'observation')) {
+    for (const row of page) await stager.add({ kind: 'runtime_finding', source: String(row.data.source ?? ''), finding: runtimeFinding(row) });
+  }
+  for await (const page of analysisPages(env, message, source, 'component')) {
+    const records = await lookupRecords(env.DB, packagesOf(page));
+    for (const finding of vulnFindings(page, records)) await stager.add({ kind: 'vuln_finding', source: String(finding.data.purl ?? ''), finding });
+  }
+  await stager.flush();
+}

@@ -1,0 +1,162 @@
+// The report phase of a survey (a message on the analysis queue with `phase: "report"`): for each
+// REPORT step in turn, the analysis rows become entries (staged in the project object, indexed for
+// sections, search and compare), the full document is written to R2 as it is produced, and the
+// report is finished with its summary, figures and provenance.
+import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
+import type { Env } from '../env';
+import type { JsonObject } from '../lib/json';
+import { withProject } from '../project/client';
+import type { EntryRow, ReportStart } from '../project/report-build';
+import type { AnalysisMessage } from '../project/surveys';
+import { BlobWriter } from '../reports/blob-writer';
+import { REPORT_BUILDERS, sectionList, type ReportBuilder, type ReportTally } from '../reports/builders';
+import { cycloneDxLibraryOf, cycloneDxVulnerabilityOf, documentHead } from '../reports/cyclonedx';
+import { vulnDataSnapshot } from '../vulndb/lookup';
+import { AnalysisAbandoned, yieldToEventLoop } from './analysis';
+import { analysisPages } from './findings';
+
+const ENTRY_BATCH = 500;
+
+type Work = Extract<ReportStart, { run: true }>;
+type Report = Work['reports'][number];
+
+export const reportBlobKey = (projectId: string, reportId: string) => `projects/${projectId}/reports/${reportId}/report.json`;
+
+/** Stages a report's entries, positions counted per section; answers the totals per section. */
+async function stageEntries(env: Env, message: AnalysisMessage, work: Work, report: Report, builder: ReportBuilder, tally: ReportTally): Promise<Record<string, number>> {
+  const totals: Record<string, number> = {};
+  let batch: EntryRow[] = [];
+  const send = async () => {
+    if (!batch.length) return;
+    const entries = batch;
+    batch = [];
+    const active = await withProject<boolean>(env, message.projectId, (stub) => stub.stageReportEntries({ surveyId: message.surveyId, attempt: work.attempt, reportId: report.id, entries }));
+    if (!active) throw new AnalysisAbandoned();
+    await yieldToEventLoop();
+  };
+  const source = { surveyId: work.source.survey_id, attempt: work.source.attempt };
+  for (const kind of builder.kinds) {
+    for await (const page of analysisPages(env, message, source, kind)) {
+      for (const row of page) {
+        const entry = tally.add(row, kind);
+        if (!entry) continue;
+        totals[entry.section] = (totals[entry.section] ?? 0) + 1;
+        batch.push({ ...entry, position: totals[entry.section]! });
+        if (batch.length >= ENTRY_BATCH) await send();
+      }
+    }
+  }
+  await send();
+  return totals;
+}
+
+/** Every entry of one section of a staged report, in order. */
+async function* sectionEntries(env: Env, message: AnalysisMessage, reportId: string, section: string): AsyncGenerator<JsonObject> {
+  for (let after = 0; ;) {
+    const page = await withProject<{ entries: JsonObject[]; last: number | null }>(env, message.projectId, (stub) =>
+      stub.reportEntryPage({ reportId, section, after, limit: ENTRY_BATCH }));
+    yield* page.entries;
+    if (page.last === null) return;
+    after = page.last;
+  }
+}
+
+/** Writes the full document of a report to R2; answers the components written (composition). */
+async function writeDocument(env: Env, message: AnalysisMessage, work: Work, report: Report, builder: ReportBuilder, tally: ReportTally, writer: BlobWriter, producedAt: string): Promise<number> {
+  const head = { serial: crypto.randomUUID(), subject: work.subject, producedAt, version: ANALYSIS_VERSION };
+  let components = 0;
+  if (builder.type === 'pqc-inventory') {
+    await writer.write(`{"type":"pqc-inventory","subject":${JSON.stringify(work.subject)},"survey_id":"${message.surveyId}","produced_at":"${producedAt}",`
+      + `"overview":${JSON.stringify(tally.objects().overview)},"sections":{`);
+    for (const [i, section] of builder.listSections.entries()) {
+      await writer.write(`${i ? ',' : ''}${JSON.stringify(section)}:[`);
+      let first = true;
+      for await (const entry of sectionEntries(env, message, report.id, section)) {
+        await writer.write(`${first ? '' : ','}${JSON.stringify({ ...entry, section })}`);
+        first = false;
+      }
+      await writer.write(']');
+    }
+    await writer.write('}}');
+    return 0;
+  }
+  await writer.write(documentHead(head));
+  let first = true;
+  if (builder.type === 'cbom') {
+    for (const section of builder.listSections) {
+      for await (const entry of sectionEntries(env, message, report.id, section)) {
+        await writer.write(`${first ? '' : ','}${JSON.stringify(entry)}`);
+        first = false;
+      }
+    }
+    await writer.write(']}');
+    return 0;
+  }
+  // composition: every component, then one vulnerability per advisory (its entries are consecutive: keys start with the advisory id).
+  for await (const page of analysisPages(env, message, { surveyId: work.source.survey_id, attempt: work.source.attempt }, 'component')) {
+    for (const row of page) {
+      await writer.write(`${first ? '' : ','}${JSON.stringify(cycloneDxLibraryOf(row))}`);
+      first = false;
+      components += 1;
+    }
+  }
+  await writer.write('],"vulnerabilities":[');
+  first = true;
+  for (const section of builder.listSections) {
+    let group: JsonObject[] = [];
+    const flush = async () => {
+      if (!group.length) return;
+      await writer.write(`${first ? '' : ','}${JSON.stringify(cycloneDxVulnerabilityOf(group))}`);
+      first = false;
+      group = [];
+    };
+    for await (const entry of sectionEntries(env, message, report.id, section)) {
+      if (group.length && group[0]!.advisory_id !== entry.advisory_id) await flush();
+      group.push(entry);
+    }
+    await flush();
+  }
+  await writer.write(']}');
+  return components;
+}
+
+async function buildReport(env: Env, message: AnalysisMessage, work: Work, report: Report, vulnData: JsonObject): Promise<void> {
+  const builder = REPORT_BUILDERS[report.type];
+  const tally = builder.tally();
+  const totals = await stageEntries(env, message, work, report, builder, tally);
+  const producedAt = new Date().toISOString();
+  const writer = new BlobWriter(env.BUNDLES, reportBlobKey(message.projectId, report.id));
+  let components = 0;
+  try {
+    components = await writeDocument(env, message, work, report, builder, tally, writer, producedAt);
+    await writer.close();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+  const figures = builder.type === 'composition' ? { ...tally.figures(), components } : tally.figures();
+  const objects = builder.type === 'composition' ? { overview: { ...tally.objects().overview, components } } : tally.objects();
+  const provenance = {
+    analysis: ANALYSIS_VERSION, classification: CLASSIFICATION_VERSION, vulnerability_data: vulnData,
+    bundle: work.bundle, source: work.source, document_bytes: writer.size,
+  };
+  const finished = await withProject<boolean>(env, message.projectId, (stub) => stub.finishReport({
+    surveyId: message.surveyId, attempt: work.attempt, reportId: report.id, type: report.type, subject: work.subject, source: work.source,
+    previousId: report.previousId, blobKey: writer.key, summary: { sections: sectionList(builder, totals), objects }, figures,
+    changeSections: builder.changeSections, provenance,
+  }));
+  if (!finished) throw new AnalysisAbandoned();
+}
+
+/** Builds the survey's reports; returns when done with (ack), throws when the message should be retried. */
+export async function buildReports(env: Env, message: AnalysisMessage): Promise<void> {
+  const work = await withProject<ReportStart>(env, message.projectId, (stub) => stub.beginReports({ surveyId: message.surveyId, message }));
+  if (!work.run) return;
+  const vulnData = await vulnDataSnapshot(env.DB) as unknown as JsonObject;
+  try {
+    for (const report of work.reports) await buildReport(env, message, work, report, vulnData);
+  } catch (error) {
+    if (error instanceof AnalysisAbandoned) return;
+    throw error;
+  }
+}

@@ -1,0 +1,142 @@
+// What each report type is made of (ARCHITECTURE section 5): which analysis rows become its entries,
+// its sections, its headline figures and non-list sections. Plain functions over plain data; the
+// report consumer (src/queues/reports.ts) feeds them rows and writes what they answer.
+import type { JsonObject } from '../lib/json';
+import type { AnalysisRow, ContentKind } from '../project/analysis-store';
+import type { ReportType } from '../project/jobs';
+import { cycloneDxComponentOf } from './cyclonedx';
+
+/** An entry before it has a position in its section. */
+export interface EntryDraft {
+  section: string;
+  key: string;
+  purl: string | null;
+  name: string;
+  explanation: string | null;
+  data: JsonObject;
+}
+
+/** Collects one report's entries and answers its figures and non-list sections. */
+export interface ReportTally {
+  add(row: AnalysisRow, kind: ContentKind): EntryDraft | null;
+  /** The step's headline figures (without changes, which the project object adds). */
+  figures(): JsonObject;
+  /** Non-list sections, whole (e.g. `overview`). */
+  objects(): Record<string, JsonObject>;
+}
+
+export interface ReportBuilder {
+  type: ReportType;
+  /** The analysis rows read for entries, in this order. */
+  kinds: ContentKind[];
+  listSections: readonly string[];
+  objectSections: readonly string[];
+  /** The sections whose `new`/`gone` counts the figures carry (none for the cbom). */
+  changeSections: readonly string[];
+  tally(): ReportTally;
+}
+
+export const PQC_SECTIONS = ['red', 'yellow', 'transition', 'green', 'unclassified'] as const;
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'unknown'] as const;
+export const ASSET_SECTIONS = ['algorithm', 'certificate', 'protocol', 'related-crypto-material'] as const;
+
+const zeroes = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, 0])) as Record<string, number>;
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+
+const pqcInventory: ReportBuilder = {
+  type: 'pqc-inventory',
+  kinds: ['crypto_finding', 'runtime_finding'],
+  listSections: PQC_SECTIONS,
+  objectSections: ['overview'],
+  changeSections: PQC_SECTIONS,
+  tally() {
+    const sections = zeroes(PQC_SECTIONS);
+    const primitives: Record<string, number> = {};
+    const cnsa2 = { approved: 0, not_approved: 0 };
+    let nearest: string | null = null;
+    let observed = 0;
+    return {
+      add(row) {
+        const d = row.data;
+        const section = PQC_SECTIONS.includes(d.section) ? (d.section as string) : 'unclassified';
+        sections[section]! += 1;
+        const primitive = str(d.primitive) ?? 'unknown';
+        primitives[primitive] = (primitives[primitive] ?? 0) + 1;
+        if (d.cnsa2?.approved) cnsa2.approved += 1;
+        else cnsa2.not_approved += 1;
+        const deadline = str(d.deadline);
+        if (deadline && section !== 'green' && (!nearest || deadline < nearest)) nearest = deadline;
+        if (typeof d.observed === 'number') observed += d.observed;
+        return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data: { ...d, section } };
+      },
+      figures: () => ({ sections, cnsa2, nearest_deadline: nearest }),
+      objects: () => ({
+        overview: {
+          total: Object.values(sections).reduce((a, b) => a + b, 0), sections, primitives, cnsa2, nearest_deadline: nearest,
+          ...(observed ? { observed_uses: observed } : {}),
+        },
+      }),
+    };
+  },
+};
+
+const cbom: ReportBuilder = {
+  type: 'cbom',
+  kinds: ['crypto_asset', 'observation'],
+  listSections: ASSET_SECTIONS,
+  objectSections: [],
+  changeSections: [],
+  tally() {
+    const assetTypes = zeroes(ASSET_SECTIONS);
+    return {
+      add(row, kind) {
+        const component = cycloneDxComponentOf(row, kind);
+        const section = (component.cryptoProperties as JsonObject).assetType as string;
+        assetTypes[section]! += 1;
+        return { section, key: row.key, purl: row.purl, name: row.name, explanation: null, data: component };
+      },
+      figures: () => ({ asset_types: assetTypes }),
+      objects: () => ({}),
+    };
+  },
+};
+
+/** Composition: one entry per (component, advisory) finding, in the section of the advisory's severity. */
+const composition: ReportBuilder = {
+  type: 'composition',
+  kinds: ['vuln_finding'],
+  listSections: SEVERITIES,
+  objectSections: ['overview'],
+  changeSections: SEVERITIES,
+  tally() {
+    const severities = zeroes(SEVERITIES);
+    const vulnerable = new Set<string>();
+    const fixable = new Set<string>();
+    const advisories = new Set<string>();
+    // `components` (every component, vulnerable or not) is counted by the consumer as it writes the document.
+    return {
+      add(row) {
+        const d = row.data;
+        const section = SEVERITIES.includes(d.severity?.label) ? (d.severity.label as string) : 'unknown';
+        severities[section]! += 1;
+        const component = String(d.component_key ?? row.purl ?? row.name);
+        vulnerable.add(component);
+        if (d.fix_version) fixable.add(component);
+        advisories.add(String(d.advisory_id));
+        return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data: { ...d, section } };
+      },
+      figures: () => ({ vulnerable_components: vulnerable.size, advisories: advisories.size, fixable: fixable.size, severities }),
+      objects: () => ({ overview: { vulnerable_components: vulnerable.size, advisories: advisories.size, fixable: fixable.size, severities } }),
+    };
+  },
+};
+
+export const REPORT_BUILDERS: Record<ReportType, ReportBuilder> = { 'pqc-inventory': pqcInventory, cbom, composition };
+
+/** The summary's section list: list sections with their totals, then the non-list ones. */
+export function sectionList(builder: ReportBuilder, totals: Record<string, number>): JsonObject[] {
+  return [
+    ...builder.objectSections.map((name) => ({ name, kind: 'object' })),
+    ...builder.listSections.map((name) => ({ name, kind: 'list', total: totals[name] ?? 0 })),
+  ];
+}

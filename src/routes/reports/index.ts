@@ -1,0 +1,107 @@
+// Reports (spec 4.10): thin handlers over the project object's report index and R2 documents.
+import { recordActivity } from '../../control/activity';
+import { controlDb } from '../../control/db';
+import { notFound } from '../../lib/errors';
+import type { JsonObject } from '../../lib/json';
+import { createRouter } from '../../lib/router';
+import { withProject } from '../../project/client';
+import type { JobRow } from '../../project/jobs';
+import type { ReportRow } from '../../project/reports';
+import type { Env } from '../../env';
+import * as routes from './reports.routes';
+
+interface ReportRecord {
+  report: ReportRow;
+  survey: JobRow;
+}
+
+const recordOf = (env: Env, projectId: string, reportId: string) =>
+  withProject<ReportRecord>(env, projectId, (stub) => stub.reportRecord(reportId));
+
+/** The stored document, or 404 when it is gone from storage (a deleted project's retention ended). */
+async function documentOf(env: Env, record: ReportRecord): Promise<R2ObjectBody> {
+  const object = await env.BUNDLES.get(record.report.blobKey);
+  if (!object) throw notFound('The report\'s document is no longer stored.');
+  return object;
+}
+
+/** Wraps a stored JSON document as `{"data": ...}` without reading it whole. */
+function wrapped(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  void (async () => {
+    const writer = writable.getWriter();
+    try {
+      await writer.write(encoder.encode('{"data":'));
+      for await (const chunk of body) await writer.write(chunk);
+      await writer.write(encoder.encode('}'));
+      await writer.close();
+    } catch (error) {
+      await writer.abort(error).catch(() => undefined);
+    }
+  })();
+  return readable;
+}
+
+export const reportsRouter = createRouter()
+  .openapi(routes.compareReports, async (c) => {
+    const { projectId } = c.req.valid('param');
+    const { from, to } = c.req.valid('query');
+    const comparison = await withProject<JsonObject>(c.env, projectId, (stub) => stub.compareReports({ from, to }));
+    return c.json(comparison as never, 200);
+  })
+  .openapi(routes.fullReport, async (c) => {
+    const { projectId, jobId } = c.req.valid('param');
+    const object = await documentOf(c.env, await recordOf(c.env, projectId, jobId));
+    return new Response(object.body, { headers: { 'content-type': 'application/json', 'content-length': String(object.size) } }) as never;
+  })
+  .openapi(routes.exportList, async (c) => {
+    const { projectId, jobId } = c.req.valid('param');
+    await recordOf(c.env, projectId, jobId);
+    // Rendered formats (pdf, xlsx, csv, html, pptx) join the list once the rendering issue lands.
+    return c.json({ formats: ['json' as const] }, 200);
+  })
+  .openapi(routes.exportDocument, async (c) => {
+    const { projectId, jobId, format } = c.req.valid('param');
+    const record = await recordOf(c.env, projectId, jobId);
+    if (format !== 'json') throw notFound(`The ${format} document of this report has not been produced.`);
+    const object = await documentOf(c.env, record);
+    return new Response(wrapped(object.body), { headers: { 'content-type': 'application/json' } }) as never;
+  })
+  .openapi(routes.exportProvenance, async (c) => {
+    const { projectId, jobId, format } = c.req.valid('param');
+    const { report, survey } = await recordOf(c.env, projectId, jobId);
+    if (format !== 'json') throw notFound(`No provenance was recorded for the ${format} document of this report.`);
+    const p = report.provenance as JsonObject;
+    return c.json({
+      format, report: { id: report.id, type: report.type, subject: report.subject, produced_at: report.producedAt },
+      survey: { id: survey.id, type: survey.type, tag: survey.tag }, bundle: p.bundle ?? null,
+      versions: { analysis: p.analysis, classification: p.classification, vulnerability_data: p.vulnerability_data ?? {} },
+      analysis_source: { survey_id: report.sourceSurveyId, attempt: report.sourceAttempt }, rendered_at: report.producedAt,
+    }, 200);
+  })
+  .openapi(routes.searchReport, async (c) => {
+    const { projectId, jobId } = c.req.valid('param');
+    const { query } = c.req.valid('query');
+    return c.json(await withProject<JsonObject[]>(c.env, projectId, (stub) => stub.searchReport({ reportId: jobId, query })), 200);
+  })
+  .openapi(routes.reportSection, async (c) => {
+    const { projectId, jobId, section } = c.req.valid('param');
+    const { offset, limit } = c.req.valid('query');
+    return c.json(await withProject<JsonObject>(c.env, projectId, (stub) => stub.reportSection({ reportId: jobId, section, offset, limit })), 200);
+  })
+  .openapi(routes.reportSummary, async (c) => {
+    const { projectId, jobId } = c.req.valid('param');
+    const summary = await withProject<JsonObject>(c.env, projectId, (stub) => stub.reportSummary(jobId));
+    return c.json(summary as never, 200);
+  })
+  .openapi(routes.regenerateReport, async (c) => {
+    const { projectId, jobId } = c.req.valid('param');
+    const answer = await withProject<{ job_id: string; supersedes: string }>(c.env, projectId, (stub) =>
+      stub.regenerateReport({ reportId: jobId, idempotencyKey: c.req.valid('header')['idempotency-key'] }));
+    await recordActivity(controlDb(c.env.DB), {
+      orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'report.regenerated',
+      data: { reportId: jobId, surveyId: answer.job_id, supersedes: answer.supersedes }, traceId: c.var.requestId,
+    });
+    return c.json(answer, 202);
+  });

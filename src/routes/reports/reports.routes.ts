@@ -1,0 +1,84 @@
+import { z } from '@hono/zod-openapi';
+import { defineRoute } from '../../lib/openapi';
+import { json, ProjectParams } from '../../lib/schemas';
+import { OptionalIdempotencyKeyHeader } from '../surveys/surveys.schemas';
+import {
+  CompareQuery, Comparison, ExportList, ExportParams, Provenance, RegenerateReportAnswer, ReportParams, ReportSummary, SearchMatches,
+  SearchQuery, SectionPage, SectionParams, SectionQuery,
+} from './reports.schemas';
+
+const P = '/api/v1/project/{projectId}';
+const tags = ['Reports'];
+
+// Registered before `{jobId}` routes, so `compare` is never read as a report id.
+export const compareReports = defineRoute({
+  method: 'get', path: `${P}/v1/report/compare`, tags, summary: 'Compare two reports',
+  description: 'Finding by finding across all sections (a finding is identified by its `key`): what was added, removed, moved to another section (with `from` and `to`), and how many stayed. Both reports must be of one type.',
+  access: { creds: 'any', permissions: ['project:view'] }, errors: [404, 503],
+  request: { params: ProjectParams, query: CompareQuery },
+  responses: { 200: { description: 'The comparison.', ...json(Comparison) } },
+});
+
+export const fullReport = defineRoute({
+  method: 'get', path: `${P}/v1/report/{jobId}`, tags, summary: 'The full report',
+  description: 'The whole report document, streamed. `cbom` and `composition` reports are CycloneDX 1.6 documents (a CBOM; an SBOM with `vulnerabilities`); `pqc-inventory` is `{type, subject, survey_id, produced_at, overview, sections}`. `jobId` is the survey\'s REPORT step id.',
+  access: { creds: 'any', permissions: ['project:view'] }, errors: [404, 503],
+  request: { params: ReportParams },
+  responses: { 200: { description: 'The report document.', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } } },
+});
+
+export const exportList = defineRoute({
+  method: 'get', path: `${P}/v1/report/{jobId}/export`, tags, summary: 'Formats ready to download',
+  description: '`json` is always present; the rendered formats appear once produced.',
+  access: { creds: 'any', permissions: ['project:view'] }, errors: [404, 503],
+  request: { params: ReportParams },
+  responses: { 200: { description: 'The formats.', ...json(ExportList) } },
+});
+
+export const exportDocument = defineRoute({
+  method: 'get', path: `${P}/v1/report/{jobId}/export/{format}`, tags, summary: 'Download a report document',
+  description: '`json` answers `{data: <report>}`; other formats are attachments named `report.<format>`, 404 until produced.',
+  access: { creds: 'any', permissions: ['project:view'] }, errors: [404, 503],
+  request: { params: ExportParams },
+  responses: { 200: { description: 'The document.', content: { 'application/json': { schema: z.object({ data: z.record(z.string(), z.unknown()) }) } } } },
+});
+
+export const exportProvenance = defineRoute({
+  method: 'get', path: `${P}/v1/report/{jobId}/export/{format}/provenance`, tags, summary: 'Provenance of a report document',
+  description: 'The report and survey it came from, the uploaded bundle (with its SHA-256), the versions of every input (analysis logic, classification table, vulnerability data), and when it was rendered.',
+  access: { creds: 'any', permissions: ['project:view'] }, errors: [404, 503],
+  request: { params: ExportParams },
+  responses: { 200: { description: 'The provenance record.', ...json(Provenance) } },
+});
+
+export const searchReport = defineRoute({
+  method: 'get', path: `${P}/v1/report/{jobId}/search`, tags, summary: 'Search a report',
+  description: 'Entries whose package URL, name or explanation contains `query`, ignoring case, across every section; at most 200, each marked with its `section`.',
+  access: { creds: 'any', permissions: ['project:view'] }, errors: [404, 503],
+  request: { params: ReportParams, query: SearchQuery },
+  responses: { 200: { description: 'The matches.', ...json(SearchMatches) } },
+});
+
+export const reportSection = defineRoute({
+  method: 'get', path: `${P}/v1/report/{jobId}/section/{section}`, tags, summary: 'A page of a report section',
+  description: 'A list section answers a page of entries with the section\'s `total` inside `pagination`; a section that is not a list (such as `overview`) is answered whole, without the page wrapper.',
+  access: { creds: 'any', permissions: ['project:view'] }, errors: [404, 503],
+  request: { params: SectionParams, query: SectionQuery },
+  responses: { 200: { description: 'The section.', ...json(SectionPage) } },
+});
+
+export const reportSummary = defineRoute({
+  method: 'get', path: `${P}/v1/report/{jobId}/summary`, tags, summary: 'A report\'s summary',
+  description: 'Headline figures, the source survey\'s id, type and tag, when the report was produced, and its sections.',
+  access: { creds: 'any', permissions: ['project:view'] }, errors: [404, 503],
+  request: { params: ReportParams },
+  responses: { 200: { description: 'The summary.', ...json(ReportSummary) } },
+});
+
+export const regenerateReport = defineRoute({
+  method: 'post', path: `${P}/v1/report/{jobId}/regenerate`, tags, summary: 'Regenerate a report',
+  description: 'A new version under the current report version: for a survey\'s report, a new survey that reuses the analysis (no new upload) and builds the reports again. The old version stays readable. 409 while a new version is being produced or once one is ready; allowed again after it failed or waited more than 30 minutes to start.',
+  access: { creds: 'any', permissions: ['project:edit'] }, errors: [404, 409, 503],
+  request: { params: ReportParams, headers: OptionalIdempotencyKeyHeader },
+  responses: { 202: { description: 'The job to follow.', ...json(RegenerateReportAnswer) } },
+});

@@ -1,0 +1,74 @@
+import { z } from '@hono/zod-openapi';
+import { limitQuery, Pagination, ProjectParams, uuidParam } from '../../lib/schemas';
+
+export const ReportParams = ProjectParams.extend({ jobId: uuidParam('jobId') });
+
+export const EXPORT_FORMATS = ['json', 'pdf', 'xlsx', 'csv', 'html', 'pptx'] as const;
+export const ExportParams = ReportParams.extend({
+  format: z.enum(EXPORT_FORMATS, { error: `format is one of ${EXPORT_FORMATS.join(', ')}.` }).openapi({ param: { name: 'format', in: 'path' }, example: 'json' }),
+});
+export const SectionParams = ReportParams.extend({
+  section: z.string().min(1).max(64).openapi({ param: { name: 'section', in: 'path' }, example: 'red' }),
+});
+
+export const SectionQuery = z.object({
+  offset: z.coerce.number().int().min(0).default(0).openapi({ param: { name: 'offset', in: 'query' }, example: 0 }),
+  limit: limitQuery,
+});
+export const SearchQuery = z.object({
+  query: z.string({ error: 'query is required.' }).trim().min(1, { error: 'query must not be empty.' }).max(200)
+    .openapi({ param: { name: 'query', in: 'query' }, example: 'rsa' }),
+});
+export const CompareQuery = z.object({
+  from: uuidParam('from').openapi({ param: { name: 'from', in: 'query' }, description: 'The baseline report.' }),
+  to: uuidParam('to').openapi({ param: { name: 'to', in: 'query' } }),
+});
+
+const Entry = z.record(z.string(), z.unknown()).openapi('ReportEntry', {
+  description: 'One finding: `key` identifies it across reports, `section` says where it sits; the other fields depend on the report type (pqc-inventory: name, assetType, primitive, explanation, deadline, replacement, cnsa2, occurrences; composition: advisory_id, aliases, severity, purl, version, fixed_version, fix_version; cbom: a CycloneDX component).',
+});
+
+export const ReportSummary = z.object({
+  report_id: z.uuid(),
+  type: z.enum(['pqc-inventory', 'cbom', 'composition']),
+  subject: z.string(),
+  produced_at: z.string(),
+  survey: z.object({ id: z.uuid(), type: z.string(), tag: z.string().nullable() }),
+  headline: z.record(z.string(), z.unknown()).openapi({ description: 'pqc-inventory: `sections` (entries per section), `cnsa2`, `nearest_deadline`, `changes`; composition: `components`, `vulnerable_components`, `advisories`, `fixable`, `severities`, `changes`; cbom: `asset_types`.' }),
+  sections: z.array(z.object({ name: z.string(), kind: z.enum(['list', 'object']), total: z.number().int().optional() })),
+}).openapi('ReportSummary');
+
+export const SectionPage = z.union([
+  z.object({ section: z.string(), entries: z.array(Entry), offset: z.number().int(), limit: z.number().int(), pagination: Pagination }),
+  z.record(z.string(), z.unknown()).openapi({ description: 'A section that is not a list (such as `overview`), whole.' }),
+]).openapi('ReportSectionPage');
+
+export const SearchMatches = z.array(Entry).openapi('ReportSearchMatches');
+
+const Brief = z.object({ key: z.string(), name: z.string(), purl: z.string().nullable(), section: z.string() });
+export const Comparison = z.object({
+  type: z.string(),
+  from: z.object({ report_id: z.uuid(), survey_id: z.uuid(), produced_at: z.string() }),
+  to: z.object({ report_id: z.uuid(), survey_id: z.uuid(), produced_at: z.string() }),
+  added: z.array(Brief),
+  removed: z.array(Brief),
+  moved: z.array(z.object({ key: z.string(), name: z.string(), purl: z.string().nullable(), from: z.string(), to: z.string() })),
+  unchanged: z.number().int(),
+}).openapi('ReportComparison');
+
+export const ExportList = z.object({ formats: z.array(z.enum(EXPORT_FORMATS)) }).openapi('ReportExports');
+
+export const Provenance = z.object({
+  format: z.enum(EXPORT_FORMATS),
+  report: z.object({ id: z.uuid(), type: z.string(), subject: z.string(), produced_at: z.string() }),
+  survey: z.object({ id: z.uuid(), type: z.string(), tag: z.string().nullable() }),
+  bundle: z.object({ id: z.string(), sha256: z.string() }).nullable(),
+  versions: z.object({ analysis: z.string(), classification: z.string(), vulnerability_data: z.record(z.string(), z.unknown()) }),
+  analysis_source: z.object({ survey_id: z.uuid(), attempt: z.number().int() }),
+  rendered_at: z.string(),
+}).openapi('ReportProvenance');
+
+export const RegenerateReportAnswer = z.object({
+  job_id: z.uuid().openapi({ description: 'The job to follow: for a survey\'s report, the new survey.' }),
+  supersedes: z.uuid().openapi({ description: 'What it replaces: the survey the report came from.' }),
+}).openapi('RegenerateReportAnswer');
