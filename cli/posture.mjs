@@ -5,6 +5,7 @@ import { ServiceClient, normalizeApi } from './lib/api.mjs';
 import { prepareBundle, removeTempDirsSync } from './lib/bundle.mjs';
 import { readPass } from './lib/challenge.mjs';
 import { CliError, UsageError } from './lib/errors.mjs';
+import { parseFailOn, useColor } from './lib/figures.mjs';
 import { createOutput, formatSize } from './lib/progress.mjs';
 import { runUpload } from './lib/upload.mjs';
 import { VERSION } from './lib/version.mjs';
@@ -28,13 +29,22 @@ Options:
   --ci-run-id ID      CI run id (default: GITHUB_RUN_ID, CI_PIPELINE_ID or BUILD_ID)
   --ci-url URL        CI run address for the manifest (default from the CI's env)
   --notes TEXT        survey notes
-  --wait              follow the survey until it finishes (exit 1 unless COMPLETED)
+  --wait              follow the survey until it finishes (exit 1 unless COMPLETED),
+                      then print its figures (entries per section, advisories per
+                      severity, changes since the subject's previous survey)
+  --fail-on LIST      gate a release (implies --wait): exit 3 when the survey found
+                      any of LIST, comma-separated: red, yellow, transition, green,
+                      unclassified, critical, high, medium, low, unknown, high+
+                      (that severity or worse), new-<any of those> (not in the
+                      subject's previous survey); e.g. --fail-on new-red,critical
   --timeout SECONDS   how long --wait waits (default 1800)
   --json              print only JSON lines on stdout
   -h, --help          show this help
   --version           show the version
 
-Exit codes: 0 success, 1 service/network failure or survey not completed, 2 usage error.
+Exit codes: 0 success (and the --fail-on gate passed), 1 service/network failure or
+survey not completed, 2 usage error, 3 --fail-on found what it names, 4 --fail-on
+could not be checked (the survey's report steps carry no figures).
 `;
 
 // Timers cannot go past 2^31 ms; a week is more than any CI job runs.
@@ -52,6 +62,7 @@ const OPTIONS = {
   'ci-url': { type: 'string' },
   notes: { type: 'string' },
   wait: { type: 'boolean' },
+  'fail-on': { type: 'string', multiple: true },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -73,6 +84,7 @@ const OPTIONS = {
  * @property {string} [ciRunId]
  * @property {string} [ciUrl]
  * @property {boolean} wait
+ * @property {import('./lib/figures.mjs').GateToken[]} failOn empty without --fail-on
  * @property {number} timeoutMs
  * @property {boolean} json
  */
@@ -91,7 +103,7 @@ function parse(argv, env) {
     const first = String(/** @type {Error} */ (err).message).split(/\.\s/)[0];
     throw new UsageError(`${first.charAt(0).toLowerCase()}${first.slice(1)} (see posture --help)`);
   }
-  const values = /** @type {Record<string, string | boolean | undefined>} */ (parsed.values);
+  const values = /** @type {Record<string, string | boolean | string[] | undefined>} */ (parsed.values);
   const str = (/** @type {string} */ name) => /** @type {string | undefined} */ (values[name]) || undefined;
   if (values.help) return { command: 'help' };
   if (values.version) return { command: 'version' };
@@ -110,6 +122,10 @@ function parse(argv, env) {
   const projectId = str('project') || env.POSTURE_PROJECT || claims.prj;
   if (!projectId) throw new UsageError('missing --project (or POSTURE_PROJECT)');
 
+  // Checked before anything is sent: a typo must not upload and then gate on nothing.
+  const failOnValues = /** @type {string[] | undefined} */ (values['fail-on']);
+  const failOn = failOnValues ? parseFailOn(failOnValues, { runtime: Boolean(values.runtime) }) : [];
+
   let timeoutSeconds = 1800;
   if (values.timeout !== undefined) {
     timeoutSeconds = Number(values.timeout);
@@ -122,7 +138,8 @@ function parse(argv, env) {
     runtime: Boolean(values.runtime), target: str('target'), tag: str('tag'), notes: str('notes'),
     ciRunId: str('ci-run-id') || env.GITHUB_RUN_ID || env.CI_PIPELINE_ID || env.BUILD_ID || undefined,
     ciUrl: str('ci-url') || ciUrlFromEnv(env),
-    wait: Boolean(values.wait), timeoutMs: timeoutSeconds * 1000, json: Boolean(values.json),
+    // The figures exist only once the survey completes: --fail-on waits for it.
+    wait: Boolean(values.wait) || failOn.length > 0, failOn, timeoutMs: timeoutSeconds * 1000, json: Boolean(values.json),
   };
 }
 
@@ -160,7 +177,7 @@ async function main(argv, env) {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     }
-    output = createOutput({ json: args.json });
+    output = createOutput({ json: args.json, color: useColor(process.stdout, env) });
     const { path: input, runtime, target, tag, ciRunId, ciUrl, notes } = args;
 
     const bundle = await prepareBundle(input, { target, tag, ciRunId, ciUrl, runtime });
@@ -170,7 +187,7 @@ async function main(argv, env) {
     try {
       await runUpload({
         client: new ServiceClient({ api: args.api, projectId: args.projectId, pass: args.pass }),
-        challenge: args.challenge, bundle, output, wait: args.wait, timeoutMs: args.timeoutMs,
+        challenge: args.challenge, bundle, output, wait: args.wait, timeoutMs: args.timeoutMs, failOn: args.failOn,
         survey: {
           jobType: runtime ? 'RUNTIME_SURVEY' : 'INVENTORY_SURVEY',
           ...(target && { target }), ...(tag && { tag }), ...(ciRunId && { jsonTags: { ci_run_id: ciRunId } }), ...(notes && { notes }),

@@ -253,7 +253,11 @@ describe('output', () => {
     expect(lines.filter((l) => l.event === 'progress').at(-1)).toEqual({ event: 'progress', bytes: size, total: size });
     expect(lines.find((l) => l.event === 'completed')).toEqual({ event: 'completed', bundleId, surveyId });
     expect(lines.filter((l) => l.event === 'job').map((l) => l.step ?? 'survey')).toContain('analyze');
-    expect(lines.at(-1)).toEqual({ event: 'done', status: 'COMPLETED', surveyId, bundleId, message: null });
+    expect(lines.at(-1)).toEqual({
+      event: 'done', status: 'COMPLETED', surveyId, bundleId, message: null,
+      figures: { 'pqc-inventory': expect.any(Object), cbom: expect.any(Object), composition: expect.any(Object) },
+      gate: { fail_on: [], tripped: [], passed: true, missing: [] },
+    });
     expect(res.stderr).toBe('');
   });
 
@@ -274,7 +278,7 @@ describe('--wait', () => {
     expect(res.code).toBe(0);
     const [surveyId] = f.state.surveys.keys();
     expect(res.stdout).toContain('  step analyze: COMPLETED');
-    expect(res.stdout.trim().split('\n').at(-1)).toBe(`survey ${surveyId} COMPLETED`);
+    expect(res.stdout).toContain(`\nsurvey ${surveyId} COMPLETED\nCryptography `);
     expect(f.state.streams).toBe(1);
   });
 
@@ -297,7 +301,7 @@ describe('--wait', () => {
     expect(f.state.streams).toBe(2);
     expect(f.state.lastEventIds[0]).toBe(null);
     expect(f.state.lastEventIds[1]).toMatch(/^\d+$/);
-    expect(res.stdout).toMatch(/COMPLETED\n$/);
+    expect(res.stdout).toMatch(/ COMPLETED\nCryptography /);
   });
 
   it('reconnects after a 503 on the event stream', async () => {

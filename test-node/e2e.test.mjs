@@ -63,7 +63,14 @@ describe('the upload CLI against wrangler dev', () => {
     const surveyId = lines.find((l) => l.event === 'survey').surveyId;
     const job = await call('GET', `/api/v1/project/${project}/v1/job/${surveyId}`);
     expect(job.body).toMatchObject({ status: 'COMPLETED', tag: 'e2e' });
-    expect(job.body.steps.map((s) => [s.step_label, s.status])).toEqual([['upload', 'COMPLETED'], ['analyze', 'COMPLETED']]);
+    expect(job.body.steps.map((s) => [s.step_label, s.status])).toEqual([
+      ['upload', 'COMPLETED'], ['analyze', 'COMPLETED'], ['pqc-inventory', 'COMPLETED'], ['cbom', 'COMPLETED'], ['composition', 'COMPLETED'],
+    ]);
+    // The reports' headline figures travel on the steps; the report itself reads through the API.
+    const composition = job.body.steps.find((s) => s.step_label === 'composition');
+    expect(composition.metadata.figures).toMatchObject({ components: 978, severities: expect.any(Object) });
+    const summary = await call('GET', `/api/v1/project/${project}/v1/report/${composition.id}/summary`);
+    expect(summary.body).toMatchObject({ type: 'composition', subject: 'juice-shop', headline: { components: 978 } });
     const bundles = await call('GET', `/api/v1/project/${project}/v1/bundle`);
     expect(bundles.body.bundles[0]).toMatchObject({ mime_type: 'application/json' });
   }, 180_000);

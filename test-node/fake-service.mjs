@@ -1,6 +1,8 @@
 // A fake of the service's upload side, faithful to the protocol in the ISSUE3 briefing: it checks
 // the pass and its JWE challenge, idempotency keys, part ranges and Content-Length, reassembles the
 // parts and checks the SHA-256, and serves the survey's events. Failures are injected per route.
+// A survey's REPORT steps finish with headline figures in `metadata.figures`, derived from what the
+// test says the survey found and from the subject's previous survey, as the service does.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { SignJWT, compactDecrypt, jwtVerify } from 'jose';
@@ -27,7 +29,22 @@ export async function mintPass(projectId, { chl = randomBytes(32).toString('base
  * @property {'COMPLETED' | 'FAILED'} [outcome]
  * @property {boolean} [hold] the survey never finishes
  * @property {number} [dropStreamAfter] the first event stream is cut after this many job-updates
+ * @property {Findings | Findings[]} [findings] what each survey finds (the n-th survey to run takes
+ *   the n-th; the last one repeats); default: nothing
+ * @property {string[]} [withoutFigures] REPORT step labels that finish without figures (an older service)
  */
+/**
+ * What a survey finds, as entry keys: the same key in the subject's next survey is the same entry.
+ * @typedef {object} Findings
+ * @property {Partial<Record<'red' | 'yellow' | 'transition' | 'green' | 'unclassified', string[]>>} [crypto] keys per section
+ * @property {Partial<Record<'critical' | 'high' | 'medium' | 'low' | 'unknown', string[]>>} [vulns]
+ *   `component advisory` keys per severity
+ * @property {number} [components] components in the SBOM
+ * @property {number} [fixable] vulnerable components with a fix version
+ * @property {string | null} [nearestDeadline]
+ */
+export const SECTIONS = ['red', 'yellow', 'transition', 'green', 'unclassified'];
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'unknown'];
 
 /** @param {FakeOptions} options */
 export async function startFake(options) {
@@ -35,6 +52,7 @@ export async function startFake(options) {
     requests: [], surveys: new Map(), uploads: new Map(), keys: { survey: [], init: [], complete: [] },
     answers: new Map(), parts: [], partAttempts: new Map(), inFlightParts: 0, maxInFlightParts: 0,
     progress: [], completions: 0, bundles: [], streams: 0, lastEventIds: [], timers: new Set(), surveyRequests: new Map(),
+    runs: 0, /** @type {Map<string, { surveyId: string, findings: Findings }>} the last COMPLETED survey of each subject */ previous: new Map(),
   };
   /** @type {Map<string, Set<http.ServerResponse>>} */
   const listeners = new Map();
@@ -236,7 +254,10 @@ export async function startFake(options) {
     const s = {
       id, type: body.jobType, status: 'PENDING', progress: 0, message: null, created_at: now, started_at: null, finished_at: null,
       metadata: {}, parent_id: null, tag: body.tag ?? null, target: body.target ?? null, deleted_at: null, supersedes: null,
-      steps: [step('UPLOAD', 'upload'), step('ANALYZE', 'analyze'), step('REPORT', 'pqc-inventory')],
+      steps: [
+        step('UPLOAD', 'upload'), step('ANALYZE', 'analyze'),
+        ...(body.jobType === 'RUNTIME_SURVEY' ? ['pqc-inventory', 'cbom'] : ['pqc-inventory', 'cbom', 'composition']).map((label) => step('REPORT', label)),
+      ],
     };
     state.surveys.set(id, s);
     state.surveyRequests.set(id, body);
@@ -253,13 +274,26 @@ export async function startFake(options) {
 
   function run(s) {
     const failed = options.outcome === 'FAILED';
+    const all = options.findings === undefined ? [{}] : [options.findings].flat();
+    const findings = all[Math.min(state.runs++, all.length - 1)];
+    const subject = s.target ?? 'unnamed';
+    const previous = state.previous.get(subject) ?? null;
+    const reportSteps = s.steps.slice(2);
     const script = [
       () => change(s, s.steps[0], { status: 'COMPLETED', progress: 100 }),
       () => change(s, s, { status: 'RUNNING', started_at: new Date().toISOString() }),
       () => change(s, s.steps[1], { status: 'RUNNING' }),
       () => change(s, s.steps[1], failed ? { status: 'FAILED', message: 'the bundle holds no CycloneDX document' } : { status: 'COMPLETED', progress: 100 }),
-      () => change(s, s.steps[2], { status: failed ? 'SKIPPED' : 'COMPLETED' }),
-      () => change(s, s, { status: options.outcome ?? 'COMPLETED', finished_at: new Date().toISOString(), message: failed ? 'analysis failed' : null }),
+      ...reportSteps.map((step) => () => change(s, step, failed ? { status: 'SKIPPED' } : {
+        status: 'COMPLETED', progress: 100, message: `The ${step.step_label} report is ready.`,
+        metadata: (options.withoutFigures ?? []).includes(step.step_label)
+          ? { report_id: step.id }
+          : { figures: reportFigures(step.step_label, findings, previous), report_id: step.id },
+      })),
+      () => {
+        if (!failed) state.previous.set(subject, { surveyId: s.id, findings });
+        change(s, s, { status: options.outcome ?? 'COMPLETED', finished_at: new Date().toISOString(), message: failed ? 'analysis failed' : null });
+      },
     ];
     const steps = options.hold ? script.slice(0, 3) : script;
     steps.forEach((fn, i) => {
@@ -322,6 +356,44 @@ async function answersChallenge(jwe, chl, sha256, sizeBytes) {
   } catch {
     return false;
   }
+}
+
+/**
+ * A REPORT step's `metadata.figures` (the service's contract): totals, and for pqc-inventory and
+ * composition the entries new and gone since the subject's previous survey.
+ * @param {string} label
+ * @param {Findings} findings
+ * @param {{ surveyId: string, findings: Findings } | null} previous
+ */
+export function reportFigures(label, findings, previous) {
+  const counts = (/** @type {string[]} */ names, /** @type {Record<string, string[]> | undefined} */ lists) =>
+    Object.fromEntries(names.map((n) => [n, lists?.[n]?.length ?? 0]));
+  const minus = (/** @type {string[]} */ names, /** @type {Record<string, string[]> | undefined} */ a, /** @type {Record<string, string[]> | undefined} */ b) =>
+    Object.fromEntries(names.map((n) => [n, (a?.[n] ?? []).filter((k) => !(b?.[n] ?? []).includes(k)).length]));
+  const changes = (/** @type {string[]} */ names, /** @type {'crypto' | 'vulns'} */ kind) => ({
+    previous_survey_id: previous?.surveyId ?? null,
+    new: previous ? minus(names, findings[kind], previous.findings[kind]) : counts(names, findings[kind]),
+    gone: previous ? minus(names, previous.findings[kind], findings[kind]) : counts(names, {}),
+  });
+  if (label === 'pqc-inventory') {
+    const sections = counts(SECTIONS, findings.crypto);
+    const total = Object.values(sections).reduce((a, b) => a + b, 0);
+    const nearest = findings.nearestDeadline !== undefined ? findings.nearestDeadline : sections.red ? '2030-12-31' : null;
+    return { sections, cnsa2: { approved: sections.green, not_approved: total - sections.green }, nearest_deadline: nearest, changes: changes(SECTIONS, 'crypto') };
+  }
+  if (label === 'composition') {
+    const keys = Object.values(findings.vulns ?? {}).flat();
+    return {
+      components: findings.components ?? 0,
+      vulnerable_components: new Set(keys.map((k) => k.split(' ')[0])).size,
+      advisories: new Set(keys.map((k) => k.split(' ')[1])).size,
+      fixable: findings.fixable ?? 0,
+      severities: counts(SEVERITIES, findings.vulns),
+      changes: changes(SEVERITIES, 'vulns'),
+    };
+  }
+  const algorithms = Object.values(findings.crypto ?? {}).flat().length;
+  return { asset_types: { algorithm: algorithms, certificate: 0, protocol: 0, 'related-crypto-material': 0 } };
 }
 
 const error = (status, code, message) => ({ status, body: { error: message, status, code } });

@@ -34,7 +34,10 @@ describe('start survey (spec 4.8 rule 1)', () => {
     expect(answer).toEqual({ parent_id: expect.any(String), submission_timestamp: expect.any(String), sub_job_ids: { upload: expect.any(String), analyze: expect.any(String), 'pqc-inventory': expect.any(String), cbom: expect.any(String), composition: expect.any(String) } });
     const job = await json(await api(`${P(t.projectId)}/v1/job/${answer.parent_id}`, { token: t.token }));
     expect(job).toMatchObject({ id: answer.parent_id, type: 'INVENTORY_SURVEY', status: 'PENDING', tag: 'v1.2', target: 'shop', deleted_at: null, supersedes: null });
-    expect(job.steps.map((s: { step_label: string; status: string }) => [s.step_label, s.status])).toEqual([['upload', 'PENDING'], ['analyze', 'PENDING']]);
+    expect(job.steps.map((s: { step_label: string; status: string }) => [s.step_label, s.status])).toEqual([
+      ['upload', 'PENDING'], ['analyze', 'PENDING'], ['pqc-inventory', 'PENDING'], ['cbom', 'PENDING'], ['composition', 'PENDING'],
+    ]);
+    expect(job.steps.filter((s: { step_type: string }) => s.step_type === 'REPORT').map((s: { type: string }) => s.type)).toEqual(['REPORT', 'REPORT', 'REPORT']);
   });
 
   it('returns the same parent_id for a repeat with the same key, also for concurrent repeats', async () => {

@@ -1,10 +1,12 @@
-// The two kinds of failure the CLI reports, each with its exit code: a usage error (2) is the
-// caller's to fix before anything is sent; a CliError (1) is a service or network failure.
+// The kinds of failure the CLI reports, each with its exit code: a usage error (2) is the caller's
+// to fix before anything is sent; a CliError is a service or network failure (1) or, after a
+// COMPLETED survey, a release gate that did not pass (3, 4: lib/figures.mjs).
 
 export class CliError extends Error {
   /**
    * @param {string} message the whole line after `posture: `
-   * @param {{ code?: string | number, exitCode?: number }} [options]
+   * @param {{ code?: string | number, exitCode?: number, jsonEvent?: boolean }} [options] `jsonEvent:
+   *   false` keeps the error out of --json's stdout (the `done` line already says it)
    */
   constructor(message, options = {}) {
     super(message);
@@ -12,6 +14,7 @@ export class CliError extends Error {
     /** @type {string | number | undefined} */
     this.code = options.code;
     this.exitCode = options.exitCode ?? 1;
+    this.jsonEvent = options.jsonEvent ?? true;
   }
 }
 

@@ -2,8 +2,10 @@
 // lines in a CI log, and JSON lines (--json) for scripts. Errors always go to stderr.
 import cliProgress from 'cli-progress';
 import { FINISHED } from './events.mjs';
+import { formatFigures } from './figures.mjs';
 
 /** @typedef {import('./events.mjs').Job} Job */
+/** @typedef {{ figures: import('./figures.mjs').Figures, gate: import('./figures.mjs').Gate }} Outcome */
 /**
  * @typedef {object} Output
  * @property {(line: string) => void} info
@@ -13,23 +15,24 @@ import { FINISHED } from './events.mjs';
  * @property {(total: number) => void} uploadEnd
  * @property {(bundleId: string, surveyId: string) => void} completed
  * @property {(job: Job, surveyId: string) => void} job
- * @property {(survey: Job, bundleId: string) => void} done
- * @property {(error: { message: string, code?: string | number }) => void} error
+ * @property {(survey: Job, bundleId: string, outcome?: Outcome) => void} done `outcome` for a COMPLETED survey
+ * @property {(error: { message: string, code?: string | number, jsonEvent?: boolean }) => void} error
  * @property {() => void} interrupt
  */
-/** @typedef {{ write(chunk: string): unknown, isTTY?: boolean }} Stream */
+/** @typedef {{ write(chunk: string): unknown, isTTY?: boolean, columns?: number }} Stream */
 
 const PLAIN_EVERY_MS = 2000;
 const JSON_EVERY_MS = 1000;
 
 /**
- * @param {{ json: boolean, stdout?: Stream, stderr?: Stream, now?: () => number }} options
+ * @param {{ json: boolean, color?: boolean, stdout?: Stream, stderr?: Stream, now?: () => number }} options
+ *   `color`: the figures on stdout may be coloured (a terminal, no NO_COLOR; figures.mjs useColor)
  * @returns {Output}
  */
-export function createOutput({ json, stdout = process.stdout, stderr = process.stderr, now = Date.now }) {
+export function createOutput({ json, color = false, stdout = process.stdout, stderr = process.stderr, now = Date.now }) {
   const error = (/** @type {{ message: string }} */ err) => stderr.write(`posture: ${err.message}\n`);
   if (json) return jsonOutput(stdout, error, now);
-  return humanOutput(stdout, stderr, error, now);
+  return humanOutput(stdout, stderr, error, now, color);
 }
 
 /**
@@ -63,10 +66,10 @@ function jsonOutput(stdout, error, now) {
         event: 'job', jobId: job.id, surveyId, step: job.id === surveyId ? null : stepName(job),
         status: job.status, progress: job.progress ?? null, message: job.message ?? null,
       }),
-    done: (survey, bundleId) =>
-      emit({ event: 'done', status: survey.status, surveyId: survey.id, bundleId, message: survey.message ?? null }),
+    done: (survey, bundleId, outcome) =>
+      emit({ event: 'done', status: survey.status, surveyId: survey.id, bundleId, message: survey.message ?? null, ...outcome }),
     error(err) {
-      emit({ event: 'error', message: err.message, code: err.code ?? null });
+      if (err.jsonEvent !== false) emit({ event: 'error', message: err.message, code: err.code ?? null });
       error(err);
     },
     interrupt() {},
@@ -78,9 +81,10 @@ function jsonOutput(stdout, error, now) {
  * @param {Stream} stderr
  * @param {(err: { message: string }) => void} error
  * @param {() => number} now
+ * @param {boolean} color
  * @returns {Output}
  */
-function humanOutput(stdout, stderr, error, now) {
+function humanOutput(stdout, stderr, error, now, color) {
   const say = (/** @type {string} */ line) => stdout.write(`${line}\n`);
   /** @type {cliProgress.SingleBar | null} */
   let bar = null;
@@ -137,7 +141,13 @@ function humanOutput(stdout, stderr, error, now) {
       const detail = job.status === 'FAILED' && job.message ? `: ${job.message}` : '';
       say(`${who}: ${job.status}${detail}`);
     },
-    done: (survey) => say(`survey ${survey.id} ${survey.status}`),
+    done(survey, _bundleId, outcome) {
+      say(`survey ${survey.id} ${survey.status}`);
+      if (!outcome) return;
+      // A terminal's width (CI logs have none: 80), capped so the block stays a block.
+      const width = stdout.isTTY && stdout.columns ? Math.min(stdout.columns, 100) : 80;
+      for (const line of formatFigures(outcome.figures, outcome.gate, { color, width })) say(line);
+    },
     error(err) {
       stopBar();
       error(err);

@@ -6,6 +6,7 @@ import { Transform, pipeline } from 'node:stream';
 import { encryptChallenge } from './challenge.mjs';
 import { CliError } from './errors.mjs';
 import { followSurvey } from './events.mjs';
+import { FiguresCollector, evaluateGate, gateError } from './figures.mjs';
 import { networkError, request, serviceError, withRetries } from './http.mjs';
 import { USER_AGENT } from './version.mjs';
 
@@ -29,12 +30,13 @@ const PROGRESS_EVERY_MS = 1000;
 
 /**
  * Uploads `bundle` as a new survey; with `wait`, follows the survey until it finishes and throws
- * a CliError when it did not complete.
+ * a CliError when it did not complete. A COMPLETED survey's figures (its REPORT steps') are shown
+ * and checked against `failOn`; a gate that did not pass throws (exit 3 or 4, lib/figures.mjs).
  * @param {{ client: ServiceClient, challenge: string, bundle: Bundle, survey: SurveyRequest,
- *   output: Output, wait: boolean, timeoutMs: number }} options
+ *   output: Output, wait: boolean, timeoutMs: number, failOn?: import('./figures.mjs').GateToken[] }} options
  * @returns {Promise<{ surveyId: string, bundleId: string, survey: Job | null }>}
  */
-export async function runUpload({ client, challenge, bundle, survey, output, wait, timeoutMs }) {
+export async function runUpload({ client, challenge, bundle, survey, output, wait, timeoutMs, failOn = [] }) {
   // One key per call for the whole run: every retry of a call resends its key.
   const keys = { survey: randomUUID(), init: randomUUID(), complete: randomUUID() };
   const started = await client.json('start survey', 'POST', 'survey', survey, { idempotencyKey: keys.survey });
@@ -58,18 +60,27 @@ export async function runUpload({ client, challenge, bundle, survey, output, wai
 
   /** @type {string | null} */
   let stepFailure = null;
+  // Step updates and the survey's own (whose `steps` carry their metadata) both bring figures: a
+  // client that reconnects after the end only sees the finished survey.
+  const collector = new FiguresCollector();
   const final = await followSurvey(client, surveyId, {
     timeoutMs,
     onJob(job) {
       if (job.id !== surveyId && job.status === 'FAILED' && job.message) stepFailure = job.message;
+      collector.see(job);
       output.job(job, surveyId);
     },
   });
-  output.done(final, bundleId);
   if (final.status !== 'COMPLETED') {
+    output.done(final, bundleId);
     const why = final.message || stepFailure || 'no message';
     throw new CliError(`survey ${surveyId} ${final.status.toLowerCase()}: ${why} (${final.status})`, { code: final.status });
   }
+  const figures = collector.figures();
+  const gate = evaluateGate(figures, failOn);
+  output.done(final, bundleId, { figures, gate });
+  const failed = gateError(gate, surveyId);
+  if (failed) throw failed;
   return { surveyId, bundleId, survey: final };
 }
 
