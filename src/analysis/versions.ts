@@ -2,4 +2,4 @@
 // made it. Raise ANALYSIS_VERSION when what an analysis stores or derives changes, and
 // CLASSIFICATION_VERSION with every change of the classification table (src/analysis/crypto).
 export const ANALYSIS_VERSION = '1.0.0';
-export const CLASSIFICATION_VERSION = '2026-11-24';
+export const CLASSIFICATION_VERSION = '2026-11-24.2';

@@ -54,7 +54,9 @@ const pqcInventory: ReportBuilder = {
     const primitives: Record<string, number> = {};
     const cnsa2 = { approved: 0, not_approved: 0 };
     let nearest: string | null = null;
+    let overdue = 0;
     let observed = 0;
+    const today = new Date().toISOString().slice(0, 10);
     return {
       add(row) {
         const d = row.data;
@@ -64,15 +66,17 @@ const pqcInventory: ReportBuilder = {
         primitives[primitive] = (primitives[primitive] ?? 0) + 1;
         if (d.cnsa2?.approved) cnsa2.approved += 1;
         else cnsa2.not_approved += 1;
+        // The nearest date still ahead; dates already passed (disallowed since) are counted as overdue.
         const deadline = str(d.deadline);
-        if (deadline && section !== 'green' && (!nearest || deadline < nearest)) nearest = deadline;
+        if (deadline && section !== 'green' && deadline < today) overdue += 1;
+        else if (deadline && section !== 'green' && (!nearest || deadline < nearest)) nearest = deadline;
         if (typeof d.observed === 'number') observed += d.observed;
         return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data: { ...d, section } };
       },
-      figures: () => ({ sections, cnsa2, nearest_deadline: nearest }),
+      figures: () => ({ sections, cnsa2, nearest_deadline: nearest, overdue }),
       objects: () => ({
         overview: {
-          total: Object.values(sections).reduce((a, b) => a + b, 0), sections, primitives, cnsa2, nearest_deadline: nearest,
+          total: Object.values(sections).reduce((a, b) => a + b, 0), sections, primitives, cnsa2, nearest_deadline: nearest, overdue,
           ...(observed ? { observed_uses: observed } : {}),
         },
       }),

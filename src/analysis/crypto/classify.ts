@@ -1,195 +1,272 @@
 // Classifying one cryptographic asset (CBOM) or runtime observation into a section of the
-// pqc-inventory report. Algorithms and keys go through the table; certificates take the worst of
-// their signature and key algorithms; protocols the worst of their version, cipher suites and groups.
-// Anything the table does not know is `unclassified`, with what was seen: never dropped.
+// pqc-inventory report. Algorithms and keys go through the table (table.ts); certificates take the
+// worst of their signature and key; protocols the worst of their version, cipher suites, groups,
+// algorithms and certificates. Anything the table does not know is `unclassified`, with what was
+// seen: never dropped.
 import type { CryptoAsset, Observation } from '../types';
-import { normalizeAlgorithm, type Algorithm, type AlgorithmInput } from './normalize';
-import { rowFor, type CryptoSection, type Verdict } from './table';
+import { normalizeAlgorithm, type AlgorithmInput } from './normalize';
+import { pbeParts, protocolOf, suiteParts } from './suites';
+import { EC_FAMILIES, notCnsa, PROTOCOL_TABLE, RSA_FAMILIES, rowFor, type CryptoSection, type ProtocolRow } from './table';
 
 export type { CryptoSection } from './table';
 
 export interface CryptoEntry {
+  /** Stable identity of the finding within a subject: the bom-ref, else asset type and normalised name. */
+  key: string;
   section: CryptoSection;
-  /** Normalised, e.g. `RSA-2048`, `ECDSA-P-256`, `AES-256-GCM`, `TLS 1.2`. */
+  /** Normalised, e.g. `RSA-2048`, `ECDSA-P256-SHA256`, `AES-256-GCM`, `TLS 1.2`; a certificate's own name. */
   name: string;
+  /** algorithm | certificate | protocol | related-crypto-material | observation */
   assetType: string;
   primitive: string | null;
+  /** CycloneDX registry family (or one the classifier adds), e.g. `RSA`, `AES`, `ML-KEM`. */
   family: string | null;
+  /** Classical security strength in bits, when known (the weakest part for certificates and protocols). */
   securityBits: number | null;
   deadline: string | null;
   replacement: string | null;
   explanation: string;
-  cnsa2: { approved: boolean; deadline: string | null };
+  cnsa2: { approved: boolean; deadline: string | null; note: string };
   quantumVulnerable: boolean;
-  /** What the BOM said, for reviewers and for unclassified entries. */
+  /** What the BOM said (names, OIDs, parameters), for unclassified entries and reviewers. */
   seen: string;
-  /** For certificates, protocols and keys: the parts that decided the section. */
+  /** For certificates, protocols, keys and observations: each part and its section, e.g. `signature: RSA-2048-SHA256 (red)`. */
   reasons: string[];
-  /** The table row that decided it. */
+  /** The table row that decided (null when unclassified). */
   rule: string | null;
+  /** That row's citation. */
+  source: string | null;
 }
 
-const ORDER: CryptoSection[] = ['red', 'unclassified', 'yellow', 'transition', 'green'];
-/** The worse of two sections: red, then unclassified (unknown may be bad), yellow, transition, green. */
-export const worse = (a: CryptoSection, b: CryptoSection) => (ORDER.indexOf(a) <= ORDER.indexOf(b) ? a : b);
+export type Judgement = Omit<CryptoEntry, 'key' | 'assetType'>;
+interface Part { label: string; judged: Judgement }
 
-/** The normalised display name of an algorithm: `RSA-2048`, `ECDSA-P-256`, `AES-128-GCM`, `HMAC-SHA-256`. */
-export function displayName(a: Algorithm): string {
-  if (a.family === 'HMAC' || a.family === 'HKDF' || a.family === 'PBKDF2') return `${a.family}${a.hash ? `-${a.hash.name}` : ''}`;
-  if (a.name === 'RSA' || a.name === 'DSA' || a.name === 'DH' || a.name === 'ElGamal') return `${a.hash ? `${a.hash.name}with` : ''}${a.name}${a.keyBits ? `-${a.keyBits}` : ''}`;
-  if (a.name === 'ECDSA' || a.name === 'ECDH') return `${a.name}${a.curve ? `-${a.curve.name}` : ''}${a.hash ? `-${a.hash.name}` : ''}`;
-  if (a.family === 'AES' || a.family === 'CAMELLIA' || a.family === 'ARIA') return [a.name, a.keyBits || undefined, a.mode].filter(Boolean).join('-');
-  return a.name;
-}
+export const SECTION_ORDER: readonly CryptoSection[] = ['red', 'unclassified', 'yellow', 'transition', 'green'];
+/** The worse of two sections: red, then unclassified (an unknown part may be bad), yellow, transition, green. */
+export const worse = (a: CryptoSection, b: CryptoSection): CryptoSection => (SECTION_ORDER.indexOf(a) <= SECTION_ORDER.indexOf(b) ? a : b);
 
-const PRIMITIVES: Record<string, string> = {
-  'ML-KEM': 'kem', 'ML-DSA': 'signature', 'SLH-DSA': 'signature', LMS: 'signature', XMSS: 'signature', Kyber: 'kem', Dilithium: 'signature', 'SPHINCS+': 'signature', 'FN-DSA': 'signature',
-  RSA: 'pke', 'RSAES-OAEP': 'pke', 'RSAES-PKCS1': 'pke', 'RSASSA-PKCS1': 'signature', 'RSASSA-PSS': 'signature', DSA: 'signature', ECDSA: 'signature', EdDSA: 'signature',
-  ECDH: 'key-agree', FFDH: 'key-agree', MQV: 'key-agree', ECIES: 'pke', ElGamal: 'pke', SM2: 'signature',
-  'SHA-1': 'hash', 'SHA-2': 'hash', 'SHA-3': 'hash', MD2: 'hash', MD4: 'hash', MD5: 'hash', RIPEMD: 'hash', Whirlpool: 'hash', SM3: 'hash', BLAKE2: 'hash', BLAKE3: 'hash',
-  HMAC: 'mac', CMAC: 'mac', Poly1305: 'mac', HKDF: 'kdf', PBKDF2: 'kdf', PBKDF1: 'kdf', 'SP800-108': 'kdf', scrypt: 'kdf', Argon2: 'kdf', bcrypt: 'kdf',
-  AES: 'block-cipher', '3DES': 'block-cipher', DES: 'block-cipher', CAMELLIA: 'block-cipher', ARIA: 'block-cipher', SEED: 'block-cipher', SM4: 'block-cipher', GOST: 'block-cipher',
-  ChaCha20: 'ae', RC4: 'stream-cipher', Salsa20: 'stream-cipher',
-};
+const UNKNOWN_CNSA = { approved: false, deadline: null, note: 'Not judged: the algorithm is not known.' };
 
-interface Judged {
-  section: CryptoSection;
-  name: string;
-  family: string | null;
-  primitive: string | null;
-  verdict: Verdict | null;
-  rule: string | null;
-  seen: string;
-}
-
-/** Judges one algorithm description; unknown ones are unclassified. */
-export function judge(input: AlgorithmInput, primitive?: string): Judged {
-  const seen = [input.name, input.oid && `oid ${input.oid}`, input.parameterSetIdentifier && `parameters ${input.parameterSetIdentifier}`, input.curve && `curve ${input.curve}`, input.mode && `mode ${input.mode}`].filter(Boolean).join(', ');
-  const algorithm = normalizeAlgorithm(input);
-  const row = algorithm && rowFor(algorithm);
-  if (!algorithm || !row) return { section: 'unclassified', name: algorithm ? displayName(algorithm) : input.name, family: algorithm?.family ?? null, primitive: primitive ?? null, verdict: null, rule: null, seen };
-  const verdict = row.verdict(algorithm);
-  return { section: verdict.section, name: displayName(algorithm), family: algorithm.family, primitive: PRIMITIVES[algorithm.family] ?? primitive ?? null, verdict, rule: row.id, seen };
-}
-
-const UNKNOWN_EXPLANATION = (seen: string) => `Not in the classification table (seen: ${seen}); review it by hand and tell us what it is.`;
-
-function entryOf(assetType: string, judged: Judged, reasons: string[] = [], name = judged.name): CryptoEntry {
-  const v = judged.verdict;
+function unknown(name: string, seen: string, explanation: string, family: string | null = null, primitive: string | null = null): Judgement {
   return {
-    section: judged.section, name, assetType, primitive: judged.primitive, family: judged.family,
-    securityBits: v?.securityBits ?? null, deadline: v?.deadline ?? null, replacement: v?.replacement ?? null,
-    explanation: v?.explanation ?? UNKNOWN_EXPLANATION(judged.seen), cnsa2: v?.cnsa2 ?? { approved: false, deadline: null },
-    quantumVulnerable: v?.quantumVulnerable ?? false, seen: judged.seen, reasons, rule: judged.rule,
+    section: 'unclassified', name, primitive, family, securityBits: null, deadline: null, replacement: null, explanation, cnsa2: UNKNOWN_CNSA,
+    quantumVulnerable: false, seen, reasons: [], rule: null, source: null,
   };
 }
 
-/** The worst of several judged parts decides; the entry names each part in `reasons`. */
-function combine(assetType: string, name: string, seen: string, parts: { label: string; judged: Judged }[]): CryptoEntry {
-  if (!parts.length) return entryOf(assetType, { section: 'unclassified', name, family: null, primitive: null, verdict: null, rule: null, seen });
-  const worst = parts.reduce((w, p) => (worse(w.judged.section, p.judged.section) === p.judged.section && p.judged.section !== w.judged.section ? p : w));
-  const entry = entryOf(assetType, worst.judged, parts.map((p) => `${p.label}: ${p.judged.name} (${p.judged.section})`), name);
-  entry.seen = seen;
-  if (worst.judged.verdict) entry.explanation = `${name}: ${worst.label} ${worst.judged.name} decides. ${worst.judged.verdict.explanation}`;
-  // A deadline that applies to any part applies to the whole: the earliest.
-  const deadlines = parts.map((p) => p.judged.verdict?.deadline).filter((d): d is string => Boolean(d)).sort();
-  if (entry.section !== 'green' && deadlines[0]) entry.deadline = deadlines[0];
-  entry.cnsa2 = { approved: parts.every((p) => p.judged.verdict?.cnsa2.approved), deadline: parts.some((p) => !p.judged.verdict?.cnsa2.approved) ? parts.map((p) => p.judged.verdict?.cnsa2.deadline).find(Boolean) ?? null : null };
-  entry.quantumVulnerable = parts.some((p) => p.judged.verdict?.quantumVulnerable);
-  return entry;
+const seenOf = (i: AlgorithmInput) => [i.name, i.oid && `oid ${i.oid}`, i.family && `family ${i.family}`, i.parameterSetIdentifier && `parameters ${i.parameterSetIdentifier}`,
+  i.curve && `curve ${i.curve}`, i.mode && `mode ${i.mode}`, i.padding && `padding ${i.padding}`, i.keyBits && `${i.keyBits} bits`].filter(Boolean).join(', ');
+
+/** An OpenSSL cipher suite name given as an algorithm ("ECDHE-RSA-AES128-GCM-SHA256"). */
+const OPENSSL_SUITE = /^(ECDHE|DHE|EDH|ECDH|DH|AECDH|ADH|PSK|SRP|RSA)-[A-Z0-9-]+-(SHA\d*|MD5|POLY1305)$/i;
+
+/** Judges one algorithm description (a name with whatever else the BOM said); compound names by their parts. */
+export function judge(input: AlgorithmInput): Judgement {
+  const seen = seenOf(input);
+  const name = input.name.trim();
+  const suite = /^(TLS|SSL)_/i.test(name) || OPENSSL_SUITE.test(name) ? suiteParts(name)?.parts : undefined;
+  const compound = suite ?? pbeParts(name);
+  if (compound) return combine(name, seen, compound.map((p) => ({ label: p.role, judged: judge({ name: p.name }) })));
+  const a = normalizeAlgorithm(input);
+  if (!a) return unknown(name, seen, `"${name}" is not an algorithm the classification table knows (seen: ${seen}); review it by hand.`);
+  const row = rowFor(a);
+  if (!row) {
+    const why = a.hash === undefined && ['HMAC', 'HKDF', 'PBKDF2', 'SP800-108', 'SP800-56C', 'TLS-PRF', 'SSH-KDF', 'IKE-PRF', 'CMAC'].includes(a.family) ? ': the hash or cipher it is built on is not stated' : '';
+    return unknown(a.name, seen, `${a.name} is recognised (${a.family}) but no row of the classification table covers it${why} (seen: ${seen}); review it by hand.`, a.family, a.primitive);
+  }
+  return {
+    section: row.section, name: a.name, primitive: a.primitive, family: a.family, securityBits: a.securityBits, deadline: row.deadline,
+    replacement: typeof row.replacement === 'function' ? row.replacement(a) : row.replacement, explanation: row.explain(a),
+    cnsa2: row.cnsa2?.(a) ?? notCnsa('Not a CNSA 2.0 algorithm.'), quantumVulnerable: row.quantumVulnerable, seen, reasons: [], rule: row.id, source: row.source,
+  };
 }
 
-const algorithmInput = (asset: CryptoAsset, keyBits?: number): AlgorithmInput => ({
-  name: asset.algorithm?.algorithmFamily && /^(oid:)?\d+(\.\d+)+$/.test(asset.name) ? asset.algorithm.algorithmFamily : asset.name,
-  oid: asset.oid, parameterSetIdentifier: asset.algorithm?.parameterSetIdentifier, curve: asset.algorithm?.curve, mode: asset.algorithm?.mode, keyBits,
+/**
+ * The worst part decides (the most urgent of them); the earliest date of any part applies; CNSA 2.0
+ * approves only when every part is approved.
+ */
+function combine(name: string, seen: string, parts: Part[], ifEmpty?: string): Judgement {
+  if (!parts.length) return unknown(name, seen, ifEmpty ?? `${name}: nothing it uses is stated (seen: ${seen}).`);
+  const section = parts.reduce<CryptoSection>((s, p) => worse(s, p.judged.section), 'green');
+  // Among the worst parts, the most urgent decides: for red, a part without a date is disallowed already.
+  const urgency = (p: Part) => p.judged.deadline ?? (section === 'red' ? '0000' : '9999');
+  const better = (p: Part, best: Part) => urgency(p) < urgency(best) || (urgency(p) === urgency(best) && best.judged.securityBits === null && p.judged.securityBits !== null);
+  const decider = parts.filter((p) => p.judged.section === section).reduce((best, p) => (better(p, best) ? p : best));
+  const d = decider.judged;
+  const dates = parts.map((p) => p.judged.deadline).filter((x): x is string => x !== null).sort();
+  const deadline = section === 'red' && d.deadline === null ? null : (dates[0] ?? null);
+  const bits = parts.map((p) => p.judged.securityBits).filter((x): x is number => x !== null);
+  const refused = parts.filter((p) => !p.judged.cnsa2.approved);
+  const never = refused.find((p) => p.judged.cnsa2.deadline === null);
+  const cnsa2 = !refused.length ? { approved: true, deadline: null, note: 'Every part is a CNSA 2.0 algorithm.' }
+    : { approved: false, deadline: never ? null : refused.map((p) => p.judged.cnsa2.deadline!).sort()[0]!, note: `${(never ?? refused[0]!).judged.name} (${(never ?? refused[0]!).label}): ${(never ?? refused[0]!).judged.cnsa2.note}` };
+  const explanation = section === 'unclassified'
+    ? `${name}: ${d.name} (${decider.label}) is not known to the classification table (seen: ${d.seen}); review it by hand.`
+    : `${name}: ${d.name} (${decider.label}) decides. ${d.explanation}`;
+  return {
+    section, name, primitive: d.primitive, family: d.family, securityBits: bits.length ? Math.min(...bits) : null, deadline,
+    replacement: d.replacement, explanation, cnsa2, quantumVulnerable: parts.some((p) => p.judged.quantumVulnerable), seen,
+    reasons: parts.map((p) => `${p.label}: ${p.judged.name} (${p.judged.section})`), rule: d.rule, source: d.source,
+  };
+}
+
+function protocolJudgement(row: ProtocolRow, name: string): Judgement {
+  return {
+    section: row.section, name, primitive: null, family: null, securityBits: null, deadline: row.deadline, replacement: row.replacement, explanation: row.explain(name),
+    cnsa2: notCnsa(`${name} is not allowed in National Security Systems.`), quantumVulnerable: row.quantumVulnerable, seen: name, reasons: [], rule: row.id, source: row.source,
+  };
+}
+
+const algorithmInput = (asset: CryptoAsset, extra: Partial<AlgorithmInput> = {}): AlgorithmInput => ({
+  name: asset.name, oid: asset.oid, family: asset.algorithm?.algorithmFamily, primitive: asset.algorithm?.primitive,
+  parameterSetIdentifier: asset.algorithm?.parameterSetIdentifier, curve: asset.algorithm?.curve, mode: asset.algorithm?.mode,
+  padding: asset.algorithm?.padding, classicalSecurityLevel: asset.algorithm?.classicalSecurityLevel, ...extra,
 });
 
-/** Cipher suite and group names of TLS and SSH to the algorithms they use. */
-function suiteParts(suite: string): string[] {
-  const s = suite.toUpperCase();
-  if (/^TLS_AES_|^TLS_CHACHA20_/.test(s)) return [s.replace(/^TLS_/, '').replace(/_SHA\d+$/, '').replace(/_/g, '-')];
-  const m = /^(?:TLS|SSL)_(.+?)_WITH_(.+?)(?:_(SHA\d*|MD5|NULL))?$/.exec(s);
-  if (!m) return [suite];
-  const kex = m[1]!.split('_').filter((p) => !['EXPORT', 'ANON'].includes(p));
-  const cipher = m[2]!.replace(/_/g, '-');
-  const mac = m[3] ? [m[3] === 'SHA' ? 'SHA-1' : m[3]] : [];
-  return [...kex.map((k) => (k === 'ECDHE' || k === 'ECDH' ? 'ECDH' : k === 'DHE' || k === 'DH' ? 'DH' : k)), cipher, ...mac];
+/** What a key says about its algorithm: its algorithm asset (with the key's size), else its own name and OID. */
+function keyInputs(asset: CryptoAsset, byRef: Map<string, CryptoAsset>): AlgorithmInput[] {
+  if (asset.assetType === 'algorithm') return [algorithmInput(asset, { key: true })];
+  const m = asset.relatedCryptoMaterial ?? {};
+  const algorithm = m.algorithmRef ? byRef.get(m.algorithmRef) : undefined;
+  const own: AlgorithmInput = { name: asset.name, oid: asset.oid, keyBits: m.size, key: true };
+  return algorithm?.assetType === 'algorithm' ? [algorithmInput(algorithm, { key: true, keyBits: m.size }), own] : [own];
 }
 
-function protocolEntry(asset: CryptoAsset, byRef: Map<string, CryptoAsset>): CryptoEntry {
+/** A key (related crypto material, or an algorithm named as a certificate's key): the first of its descriptions the table knows. */
+function judgeKey(asset: CryptoAsset, byRef: Map<string, CryptoAsset>): Judgement {
+  const judged = keyInputs(asset, byRef).map((input) => judge(input));
+  return judged.find((j) => j.section !== 'unclassified') ?? judged[0]!;
+}
+
+/** Judges an asset another one refers to: a certificate's key or signature, a protocol's algorithm, key or certificate. */
+function judgeRef(asset: CryptoAsset, byRef: Map<string, CryptoAsset>, depth: number): Judgement {
+  if (asset.assetType === 'algorithm') return judge(algorithmInput(asset));
+  if (asset.assetType === 'related-crypto-material') return judgeKey(asset, byRef);
+  if (depth > 1) return unknown(asset.name, asset.name, `${asset.name} is nested too deeply to judge.`);
+  return asset.assetType === 'certificate' ? certificate(asset, byRef) : protocol(asset, byRef, depth + 1);
+}
+
+const missing = (what: string, ref: string): Part => ({ label: what, judged: unknown(ref, ref, `The ${what} ${ref} is not in the BOM.`) });
+const kindOf = (family: string) => (RSA_FAMILIES.includes(family) ? 'RSA' : EC_FAMILIES.includes(family) ? 'EC' : family);
+const sameDn = (a?: string, b?: string) => Boolean(a && b && a.replace(/\s+/g, '').toLowerCase() === b.replace(/\s+/g, '').toLowerCase());
+
+function certificate(asset: CryptoAsset, byRef: Map<string, CryptoAsset>): Judgement {
+  const c = asset.certificate ?? {};
+  const parts: Part[] = [];
+  const keyAsset = c.subjectPublicKeyRef ? byRef.get(c.subjectPublicKeyRef) : undefined;
+  const key = keyAsset ? judgeKey(keyAsset, byRef) : undefined;
+  const signature = c.signatureAlgorithmRef ? byRef.get(c.signatureAlgorithmRef) : undefined;
+  if (signature) {
+    // A self-signed certificate is signed with its own key: the signature's key size or curve is the subject key's.
+    let judged = judge(algorithmInput(signature));
+    const keyAlgorithm = keyAsset && key?.section !== 'unclassified' ? keyInputs(keyAsset, byRef).map(normalizeAlgorithm).find(Boolean) : undefined;
+    if (sameDn(c.subjectName, c.issuerName) && keyAlgorithm && judged.family && kindOf(judged.family) === kindOf(keyAlgorithm.family) && (keyAlgorithm.keyBits || keyAlgorithm.curve)) {
+      judged = judge(algorithmInput(signature, { keyBits: keyAlgorithm.keyBits, curve: signature.algorithm?.curve ?? keyAlgorithm.curve?.registry }));
+    }
+    parts.push({ label: 'signature', judged });
+  } else if (c.signatureAlgorithmRef) parts.push(missing('signature algorithm', c.signatureAlgorithmRef));
+  if (key) parts.push({ label: 'key', judged: key });
+  else if (c.subjectPublicKeyRef) parts.push(missing('public key', c.subjectPublicKeyRef));
+  const seen = [`signature ${signature?.name ?? c.signatureAlgorithmRef ?? 'not stated'}`, `key ${keyAsset?.name ?? c.subjectPublicKeyRef ?? 'not stated'}`].join('; ');
+  return combine(asset.name, seen, parts, `${asset.name}: the certificate names neither its signature algorithm nor its public key.`);
+}
+
+const PQ_KEY_EXCHANGE = ['ML-KEM', 'X-Wing', 'Kyber', 'PQC-candidate'];
+const VERSION_ROWS = PROTOCOL_TABLE.filter((r) => r.id !== 'tls-1.2-classical-key-exchange');
+const TLS12_ROW = PROTOCOL_TABLE.find((r) => r.id === 'tls-1.2-classical-key-exchange')!;
+
+/** The version's own verdict (SSL, TLS before 1.2, SSH-1) as a part, if any. */
+function versionPart(type: string, version: string | undefined, name: string): Part | undefined {
+  const row = VERSION_ROWS.find((r) => r.when(type, Number.parseFloat(version ?? '')));
+  return row ? { label: 'version', judged: protocolJudgement(row, name) } : undefined;
+}
+
+function protocol(asset: CryptoAsset, byRef: Map<string, CryptoAsset>, depth = 0): Judgement {
   const p = asset.protocol ?? {};
-  const type = (p.type ?? asset.name).toUpperCase();
-  const name = `${type}${p.version ? ` ${p.version}` : ''}`;
-  const parts: { label: string; judged: Judged }[] = [];
-  const version = Number.parseFloat(p.version ?? '');
-  if ((type === 'TLS' && version < 1.2) || type === 'SSL' || (type === 'SSH' && version < 2)) {
-    parts.push({ label: 'version', judged: { section: 'red', name, family: null, primitive: null, rule: 'protocol-version', seen: name,
-      verdict: { section: 'red', deadline: null, replacement: type === 'SSH' ? 'SSH 2.0' : 'TLS 1.3', explanation: `${name} is broken or disallowed (SP 800-52 Rev. 2 requires TLS 1.2 or later).`, quantumVulnerable: false, securityBits: null, cnsa2: { approved: false, deadline: null } } } });
-  }
+  const { type, version } = protocolOf(p.type, p.version, asset.name);
+  const name = [type, version].filter(Boolean).join(' ');
+  const parts: Part[] = [];
+  const byVersion = versionPart(type, version, name);
+  if (byVersion) parts.push(byVersion);
+  const done = new Set<string>();
+  let pskOnly = false;
   for (const suite of p.cipherSuites ?? []) {
-    const resolved = (suite.algorithms ?? []).map((ref) => byRef.get(ref)).filter((a): a is CryptoAsset => Boolean(a));
-    for (const algorithm of resolved) parts.push({ label: `cipher suite ${suite.name ?? ''}`.trim(), judged: judgeAsset(algorithm) });
+    const label = `cipher suite ${suite.name ?? '(unnamed)'}`;
+    const refs = (suite.algorithms ?? []).filter((ref) => byRef.has(ref));
+    for (const ref of refs) if (!done.has(ref)) (done.add(ref), parts.push({ label, judged: judgeRef(byRef.get(ref)!, byRef, depth) }));
+    if (refs.length || !suite.name) continue;
     // Without algorithms it can resolve, the suite's registered name says what it uses.
-    if (!resolved.length && suite.name) for (const part of suiteParts(suite.name)) parts.push({ label: `cipher suite ${suite.name}`, judged: judge({ name: part }) });
+    const parsed = suiteParts(suite.name);
+    if (!parsed) parts.push({ label, judged: unknown(suite.name, suite.name, `The cipher suite ${suite.name} is not one the classifier can read.`) });
+    else (pskOnly ||= parsed.pskOnly, parsed.parts.forEach((x) => parts.push({ label, judged: judge({ name: x.name }) })));
   }
   for (const ref of p.cryptoRefs ?? []) {
+    if (done.has(ref)) continue;
+    done.add(ref);
     const target = byRef.get(ref);
-    if (target) parts.push({ label: target.assetType === 'certificate' ? 'certificate' : 'uses', judged: judgeAsset(target, byRef) });
+    if (!target) parts.push(missing('referenced asset', ref));
+    else parts.push({ label: target.assetType === 'certificate' ? 'certificate' : target.assetType === 'related-crypto-material' ? 'key' : 'uses', judged: judgeRef(target, byRef, depth) });
   }
-  if (!parts.length && (type === 'TLS' || type === 'SSH' || type === 'IPSEC' || type === 'IKE')) {
-    // A protocol named without its key exchange: classical (quantum-vulnerable) unless shown otherwise.
-    parts.push({ label: 'key exchange', judged: judge({ name: 'ECDH' }) });
-  }
-  return combine('protocol', name, [asset.name, p.version].filter(Boolean).join(' '), parts);
+  // TLS 1.2 offers no post-quantum key exchange: when the BOM does not say which one, it is a classical one.
+  const keyExchange = parts.some((x) => x.judged.quantumVulnerable || PQ_KEY_EXCHANGE.includes(x.judged.family ?? ''));
+  if (!byVersion && !keyExchange && !pskOnly && TLS12_ROW.when(type, Number.parseFloat(version ?? ''))) parts.push({ label: 'key exchange', judged: protocolJudgement(TLS12_ROW, name) });
+  const seen = [asset.name, p.type && `type ${p.type}`, p.version && `version ${p.version}`].filter(Boolean).join(', ');
+  return combine(name || asset.name, seen, parts, `${name || asset.name}: neither its cipher suites, key exchange, algorithms nor certificates are stated; the table cannot judge it.`);
 }
 
-/** Judges an asset referred to by another (a certificate's key, a protocol's algorithm or certificate). */
-function judgeAsset(asset: CryptoAsset, byRef: Map<string, CryptoAsset> = new Map()): Judged {
-  if (asset.assetType === 'certificate' || asset.assetType === 'protocol') {
-    // One level down only: a certificate a protocol names is judged by its own parts.
-    const entry = classifyAsset(asset, { byRef: asset.assetType === 'protocol' ? new Map() : byRef });
-    const verdict: Verdict | null = entry.rule ? {
-      section: entry.section as Verdict['section'], deadline: entry.deadline, replacement: entry.replacement, explanation: entry.explanation,
-      quantumVulnerable: entry.quantumVulnerable, securityBits: entry.securityBits, cnsa2: entry.cnsa2,
-    } : null;
-    return { section: entry.section, name: entry.name, family: entry.family, primitive: entry.primitive, verdict, rule: entry.rule, seen: entry.seen };
-  }
-  return judge(algorithmInput(asset, asset.relatedCryptoMaterial?.size), asset.algorithm?.primitive);
-}
+const entry = (key: string, assetType: string, judged: Judgement): CryptoEntry => ({ key, assetType, ...judged });
 
 /** Classifies one crypto asset; `byRef` resolves the bom-refs certificates, keys and protocols name. */
 export function classifyAsset(asset: CryptoAsset, context: { byRef: Map<string, CryptoAsset> }): CryptoEntry {
   const { byRef } = context;
-  if (asset.assetType === 'algorithm') return entryOf('algorithm', judge(algorithmInput(asset), asset.algorithm?.primitive));
-  if (asset.assetType === 'protocol') return protocolEntry(asset, byRef);
-  if (asset.assetType === 'certificate') {
-    const c = asset.certificate ?? {};
-    const parts: { label: string; judged: Judged }[] = [];
-    const signature = c.signatureAlgorithmRef ? byRef.get(c.signatureAlgorithmRef) : undefined;
-    const key = c.subjectPublicKeyRef ? byRef.get(c.subjectPublicKeyRef) : undefined;
-    if (signature) parts.push({ label: 'signature', judged: judgeAsset(signature) });
-    if (key) {
-      const keyAlgorithm = key.relatedCryptoMaterial?.algorithmRef ? byRef.get(key.relatedCryptoMaterial.algorithmRef) : undefined;
-      parts.push({ label: 'key', judged: keyAlgorithm ? judge(algorithmInput(keyAlgorithm, key.relatedCryptoMaterial?.size)) : judgeAsset(key) });
+  const key = (name: string) => asset.bomRef ?? `${asset.assetType}:${name}`;
+  switch (asset.assetType) {
+    case 'algorithm': {
+      const judged = judge(algorithmInput(asset));
+      return entry(key(judged.name), 'algorithm', judged);
     }
-    return combine('certificate', c.subjectName ?? asset.name, [asset.name, c.subjectName].filter(Boolean).join(', '), parts);
+    case 'certificate': return entry(key(asset.name), 'certificate', certificate(asset, byRef));
+    case 'protocol': {
+      const judged = protocol(asset, byRef);
+      return entry(key(judged.name), 'protocol', judged);
+    }
+    default: {
+      // Related crypto material: a key takes its algorithm and size; material naming no algorithm is unclassified.
+      const m = asset.relatedCryptoMaterial ?? {};
+      const judged = judgeKey(asset, byRef);
+      const name = judged.section === 'unclassified' ? asset.name : `${judged.name} ${m.type ?? 'key'}`;
+      const algorithm = m.algorithmRef ? byRef.get(m.algorithmRef)?.name ?? `${m.algorithmRef} (not in the BOM)` : undefined;
+      const seen = [asset.name, m.type, m.size && `${m.size} bits`, algorithm && `algorithm ${algorithm}`, asset.oid && `oid ${asset.oid}`].filter(Boolean).join(', ');
+      const label = m.type ?? 'material';
+      const whole = judged.section === 'unclassified'
+        ? unknown(asset.name, seen, `${asset.name} (${label}) names no algorithm the table knows${algorithm ? ` (algorithm: ${algorithm})` : ''}; review it by hand.`)
+        : { ...judged, name, seen, reasons: [`${label}: ${judged.name} (${judged.section})`] };
+      return entry(key(name), 'related-crypto-material', whole);
+    }
   }
-  // Related crypto material: a key takes its algorithm (and its size); other material with none is unclassified.
-  const m = asset.relatedCryptoMaterial ?? {};
-  const algorithm = m.algorithmRef ? byRef.get(m.algorithmRef) : undefined;
-  const judged = algorithm ? judge(algorithmInput(algorithm, m.size ?? undefined)) : judge({ name: asset.name, oid: asset.oid, keyBits: m.size });
-  const label = `${m.type ?? 'material'}${m.size ? ` (${m.size} bits)` : ''}`;
-  const entry = combine('related-crypto-material', `${judged.section === 'unclassified' ? asset.name : judged.name} ${m.type ?? 'key'}`.trim(), [asset.name, m.type, m.size && `${m.size} bits`].filter(Boolean).join(', '), [{ label, judged }]);
-  return entry;
 }
 
-/** Classifies one runtime observation: its algorithm (with the observed key size), group and cipher suite. */
+/** Classifies one runtime observation: its algorithm (with the observed key size), group, cipher suite and protocol version. */
 export function classifyObservation(o: Observation): CryptoEntry {
-  const parts: { label: string; judged: Judged }[] = [{ label: 'algorithm', judged: judge({ name: o.algorithm, keyBits: o.keySize }) }];
-  if (o.group) parts.push({ label: 'group', judged: judge({ name: o.group }) });
-  if (o.cipherSuite) for (const part of suiteParts(o.cipherSuite)) parts.push({ label: `cipher suite ${o.cipherSuite}`, judged: judge({ name: part }) });
-  const name = [parts[0]!.judged.name, o.protocol && `(${o.protocol})`].filter(Boolean).join(' ');
-  const entry = parts.length === 1 ? entryOf('observation', parts[0]!.judged, [], name) : combine('observation', name, o.algorithm, parts);
-  entry.seen = [o.algorithm, o.keySize && `${o.keySize} bits`, o.protocol, o.group, o.cipherSuite, o.library].filter(Boolean).join(', ');
-  return entry;
+  const algorithm = judge({ name: o.algorithm, keyBits: o.keySize });
+  const group = o.group ? judge({ name: o.group }) : undefined;
+  // A key-exchange label ("ECDHE", "DH") with a named group: the group is the key exchange.
+  const label = ['ECDH', 'FFDH', 'EC'].includes(algorithm.family ?? '') && !/\d/.test(algorithm.name);
+  const parts: Part[] = group && label ? [] : [{ label: 'algorithm', judged: algorithm }];
+  if (group) parts.push({ label: 'group', judged: group });
+  if (o.cipherSuite) {
+    const parsed = suiteParts(o.cipherSuite);
+    if (parsed) for (const p of parsed.parts) parts.push({ label: `cipher suite ${o.cipherSuite}`, judged: judge({ name: p.name }) });
+    else parts.push({ label: 'cipher suite', judged: unknown(o.cipherSuite, o.cipherSuite, `The cipher suite ${o.cipherSuite} is not one the classifier can read.`) });
+  }
+  if (o.protocol) {
+    const { type, version } = protocolOf(undefined, undefined, o.protocol);
+    const byVersion = versionPart(type, version, [type, version].filter(Boolean).join(' '));
+    if (byVersion) parts.push(byVersion);
+  }
+  const main = group && label ? group : algorithm;
+  const name = `${main.name}${o.protocol ? ` (${o.protocol})` : ''}`;
+  const seen = [o.algorithm, o.keySize && `${o.keySize} bits`, o.group && `group ${o.group}`, o.cipherSuite && `suite ${o.cipherSuite}`, o.protocol, o.library && `library ${o.library}`].filter(Boolean).join(', ');
+  const judged = parts.length === 1 ? { ...parts[0]!.judged, name, seen } : combine(name, seen, parts);
+  return entry(`observation:${[o.algorithm, o.keySize, o.group, o.cipherSuite, o.protocol, o.library].map((x) => x ?? '').join('|')}`, 'observation', judged);
 }

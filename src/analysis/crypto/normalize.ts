@@ -22,6 +22,8 @@ export interface AlgorithmInput {
   /** A key's size in bits (related crypto material `size`, a runtime `keySize`). */
   keyBits?: number;
   classicalSecurityLevel?: number;
+  /** The input describes a key, not an operation: a hash named with a public-key algorithm is the signature's, not the key's. */
+  key?: boolean;
 }
 
 /** A normalised algorithm. `family` is a registry family or one of ADDED_FAMILIES. */
@@ -46,8 +48,8 @@ export interface Algorithm {
 
 type Draft = Omit<Algorithm, 'securityBits' | 'primitive'> & { primitive?: string };
 
-const RSA_FAMILIES = ['RSA', 'RSAES-OAEP', 'RSAES-PKCS1', 'RSASSA-PKCS1', 'RSASSA-PSS'];
-const EC_FAMILIES = ['EC', 'ECDSA', 'ECDH', 'EdDSA', 'MQV', 'ECIES', 'SM2'];
+export const RSA_FAMILIES = ['RSA', 'RSAES-OAEP', 'RSAES-PKCS1', 'RSASSA-PKCS1', 'RSASSA-PSS'];
+export const EC_FAMILIES = ['EC', 'ECDSA', 'ECDH', 'EdDSA', 'MQV', 'ECIES', 'SM2'];
 const kind = (family: string) => (RSA_FAMILIES.includes(family) ? 'RSA' : EC_FAMILIES.includes(family) ? 'EC' : family);
 
 /** Block cipher modes and MAC modes as the registry spells them. */
@@ -76,7 +78,7 @@ function publicKey(text: string): Draft | undefined {
   if (ssh && (t === 'RSA' || t === 'DSS')) t = `${t}-SHA1`; // ssh-rsa and ssh-dss sign with SHA-1
   const found = findHash(t);
   const tokens = (found ? found.rest : t).split('-').filter(Boolean);
-  const first = tokens[0] ?? '';
+  const first = (tokens[0] ?? '').replace(/^(ED25519|ED448)(PH|CTX)$/, '$1');
   const numbered = /^(FFDHE|MODP)(\d{3,5})$/.exec(first);
   let family = numbered ? 'FFDH' : KEY_TOKENS[first];
   let curve = family ? undefined : curveOf(first);
@@ -88,7 +90,7 @@ function publicKey(text: string): Draft | undefined {
   let keyBits = numbered ? Number(numbered[2]) : undefined;
   let scheme: string | undefined = family === 'RSASSA-PSS' ? 'PSS' : first === 'RSASSA' ? 'SSA' : first === 'RSAES' ? 'ES' : undefined;
   for (const token of tokens.slice(1)) {
-    if (/^\d{3,5}$/.test(token)) keyBits ??= Number(token);
+    if (/^\d{3,5}$/.test(token)) keyBits ??= family === 'EC' || EC_FAMILIES.includes(family) || Number(token) >= 512 ? Number(token) : undefined;
     else if (GROUPS[token]) keyBits = GROUPS[token];
     else if (/^(MODP|FFDHE)(\d{3,5})$/.test(token)) keyBits = Number(/\d+/.exec(token)![0]);
     else if (token === 'OAEP' || token === 'PSS') scheme = token;
@@ -121,7 +123,8 @@ function symmetric(t: string, input: AlgorithmInput): Draft | undefined {
   const mode = modeOf(rest) ?? modeOf(input.mode);
   if (family === 'ChaCha20') return { family, name: `${matched.startsWith('X') ? 'X' : ''}ChaCha20${/POLY1305/.test(rest) ? '-Poly1305' : ''}`, keyBits: 256 };
   if (family === '3DES') {
-    const two = /2TDEA|-112|DES-?EDE(?!3)/.test(t) || input.keyBits === 112 || input.keyBits === 128;
+    // "des-ede" (OpenSSL) is two-key, "des-ede3" and JCA "DESede" three-key unless the key size says otherwise.
+    const two = /^2TDEA|^DES-EDE(?!3)|-(112|128)(?!\d)/.test(t) || input.keyBits === 112 || input.keyBits === 128;
     return { family, name: '3DES', keyBits: two ? 112 : 168, mode };
   }
   const sizeInName = /^-?(\d{2,3})(?!\d)/.exec(rest)?.[1] ?? /^HC-?(\d+)/.exec(t)?.[1];
@@ -188,9 +191,21 @@ function postQuantum(c: string, text: string, input: AlgorithmInput): Draft | un
   return undefined;
 }
 
+/** JOSE algorithm names (RFC 7518, RFC 8037) to what they stand for. */
+const JOSE: Record<string, string> = {
+  RS256: 'SHA256withRSA', RS384: 'SHA384withRSA', RS512: 'SHA512withRSA', PS256: 'RSA-PSS-SHA256', PS384: 'RSA-PSS-SHA384', PS512: 'RSA-PSS-SHA512',
+  ES256: 'ECDSA-P256-SHA256', ES384: 'ECDSA-P384-SHA384', ES512: 'ECDSA-P521-SHA512', ES256K: 'ECDSA-secp256k1-SHA256', HS256: 'HMAC-SHA256', HS384: 'HMAC-SHA384',
+  HS512: 'HMAC-SHA512', RSA1_5: 'RSA-PKCS1V15', 'RSA-OAEP-256': 'RSA-OAEP-SHA256', 'RSA-OAEP-384': 'RSA-OAEP-SHA384', 'RSA-OAEP-512': 'RSA-OAEP-SHA512',
+  A128GCM: 'AES-128-GCM', A192GCM: 'AES-192-GCM', A256GCM: 'AES-256-GCM', A128KW: 'AES-128-KW', A192KW: 'AES-192-KW', A256KW: 'AES-256-KW',
+  'A128CBC-HS256': 'AES-128-CBC', 'A192CBC-HS384': 'AES-192-CBC', 'A256CBC-HS512': 'AES-256-CBC', A128GCMKW: 'AES-128-GCM', A256GCMKW: 'AES-256-GCM',
+};
+
 function parse(text: string, input: AlgorithmInput): Draft | undefined {
+  const jose = JOSE[text.trim().toUpperCase()];
+  if (jose) return parse(jose, input);
   let t = text.trim().toUpperCase().replace(/@[\w.-]+$/, '').replace(/[\s_]+/g, '-').replace(/^(SK-)?SSH-/, 'SSH-').replace(/-CERT-V0\d$/, '');
   if (/^(TLS|SSL)-/.test(t) || /^PBE/.test(t)) return undefined; // several algorithms in one name: suites.ts
+  t = t.replace(/(-(PUBLIC|PRIVATE|SECRET|HOST|SERVER|CLIENT|SIGNING|CA|ROOT))*-KEY(-?PAIR)?$/, ''); // "ML-KEM-768 private key"
   // A JCA transformation: ALGORITHM/MODE/PADDING ("AES/GCM/NoPadding", "RSA/ECB/OAEPWithSHA-256AndMGF1Padding").
   const jca = /^([A-Z0-9-]+)\/([A-Z0-9-]+)\/([A-Z0-9.-]+)$/.exec(t);
   if (jca) {
@@ -208,6 +223,13 @@ function parse(text: string, input: AlgorithmInput): Draft | undefined {
   if (hash) return { family: hash.family, name: hash.name, hash, primitive: hash.name.startsWith('SHAKE') ? 'xof' : 'hash' };
   const mac = macOrKdf(t);
   if (mac) return mac;
+  const dl = /^(SRP|J-?PAKE|SPAKE2(?:\+|PLUS)?|OPAQUE|X3DH|BLS|SM9|HPKE)/.exec(t);
+  if (dl) {
+    if (/^HPKE/.test(t) && /XWING|X-WING/.test(t)) return { family: 'X-Wing', name: 'X-Wing', hybrid: 'standard', set: '768' };
+    if (/^HPKE/.test(t) && /ML-?KEM-?(512|768|1024)/.test(t)) return { family: 'ML-KEM', name: 'ML-KEM', set: /ML-?KEM-?(512|768|1024)/.exec(t)![1] };
+    const family = ({ JPAKE: 'J-PAKE', 'J-PAKE': 'J-PAKE', 'SPAKE2+': 'SPAKE2PLUS', SPAKE2PLUS: 'SPAKE2PLUS' } as Record<string, string>)[dl[1]!] ?? dl[1]!;
+    return { family, name: text.trim() };
+  }
   // Signatures written as hash and key in either order: "SHA256withRSA", "sha256WithRSAEncryption", "SHA1-RSA", "ecdsa-with-SHA384".
   t = t.replace(/-?WITH-?/, '-').replace(/\/PSS$/, '-PSS');
   return publicKey(t) ?? symmetric(t, input);
@@ -248,7 +270,7 @@ function strengthOf(a: Draft): number | null {
   }
   if (a.hybrid || a.family === 'ML-KEM') return a.set ? ({ 512: 128, 768: 192, 1024: 256 } as Record<string, number>)[a.set] ?? null : null;
   if (a.family === 'ML-DSA') return a.set ? ({ 44: 128, 65: 192, 87: 256 } as Record<string, number>)[a.set] ?? null : null;
-  if (a.family === 'SLH-DSA') return a.set ? Number(/\d+/.exec(a.set)![0]) : null;
+  if (a.family === 'SLH-DSA') return a.set ? Number(/(128|192|256)/.exec(a.set)![1]) : null;
   if (a.hash && a.name === a.hash.name) return a.hash.collision;
   if (a.family === '3DES') return a.keyBits === 112 ? 80 : 112;
   if (a.primitive === 'mac' || a.primitive === 'hash' || DEFAULT_PRIMITIVES[a.family] === 'mac') return null;
@@ -314,6 +336,10 @@ export function normalizeAlgorithm(input: AlgorithmInput): Algorithm | undefined
     else if (/pkcs1|v15|1\.5/.test(padding) && a.family === 'RSA') a.family = input.primitive === 'signature' ? 'RSASSA-PKCS1' : 'RSAES-PKCS1';
   }
   a.mode ??= kind(a.family) === 'RSA' ? undefined : modeOf(input.mode);
+  if (input.key && (kind(a.family) === 'RSA' || kind(a.family) === 'EC' || a.family === 'DSA')) {
+    a.hash = undefined;
+    if (kind(a.family) === 'RSA') a.family = 'RSA';
+  }
   const primitive = primitiveOf(a, input);
   const securityBits = strengthOf({ ...a, primitive: primitive ?? undefined }) ?? input.classicalSecurityLevel ?? null;
   return { ...a, name: display(a), primitive, securityBits };

@@ -74,9 +74,11 @@ export function pbeParts(name: string): SuitePart[] | undefined {
   return [{ role: 'key derivation', name: `${m[1] ? 'PBKDF2' : 'PBKDF1'}-${m[2]}` }, { role: 'cipher', name: m[3]! }];
 }
 
-/** A protocol's type and version from its properties or its name (`TLSv1.2`, `SSH 2.0`, `SSLv3`). */
+/** A protocol's type and version from its properties or its name (`TLSv1.2`, `SSH 2.0`, `SSLv3`, `IKEv2`). */
 export function protocolOf(type: string | undefined, version: string | undefined, name: string): { type: string; version: string | undefined } {
-  const fromName = /\b(TLS|DTLS|SSL|SSH|IPSEC|IKE|QUIC)\s*v?\s*(\d+(?:\.\d+)?)?/i.exec(name);
-  const t = (type && !/^(other|unknown)$/i.test(type) ? type : (fromName?.[1] ?? type ?? name)).toUpperCase();
-  return { type: t, version: version ?? fromName?.[2] };
+  const pattern = /\b(TLS|DTLS|SSL|SSH|IPSEC|IKE|QUIC)\s*v?\s*(\d+(?:\.\d+)?)?/i;
+  const fromType = type && !/^(other|unknown)$/i.test(type) ? pattern.exec(type) : null;
+  const fromName = pattern.exec(name);
+  const t = (fromType?.[1] ?? (type && !/^(other|unknown)$/i.test(type) ? type : undefined) ?? fromName?.[1] ?? type ?? name).toUpperCase();
+  return { type: t, version: version ?? fromType?.[2] ?? fromName?.[2] };
 }
