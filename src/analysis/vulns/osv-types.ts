@@ -59,7 +59,8 @@ export interface AdvisoryMatch {
   /** Other ids of the same vulnerability (CVE ids first). */
   aliases: string[];
   summary: string | null;
-  severity: { label: SeverityLabel; score: number | null; vector: string | null };
+  /** `type` says which CVSS version gave the score (`CVSS_V4`, `CVSS_V3`, `CVSS_V2`), null for a stated label. */
+  severity: { label: SeverityLabel; score: number | null; vector: string | null; type: string | null };
   /** The smallest version above the installed one that this advisory's matching ranges call fixed, when one is known. */
   fixed_version: string | null;
   published: string | null;

@@ -1,126 +1,119 @@
-// Maven's ComparableVersion (maven-artifact), which OSV uses for the Maven ecosystem: a version is a
-// list of items (numbers, qualifiers, sub-lists after `-`), trailing "null" items trimmed; qualifiers
-// order alpha < beta < milestone < rc < snapshot < "" (release) < sp, unknown ones after, as text.
-import { compareDigits } from './digits';
+// Maven: the version order specification (https://maven.apache.org/pom.html#version-order-specification)
+// as Maven's ComparableVersion implements it, written the way OSV-SCALIBR does (semantic/version-maven.go):
+// a flat list of tokens, each remembering whether a `.` or a `-` came before it. A flat list (rather than
+// ComparableVersion's nested lists) is what OSV orders by, and it passes all of Maven's generated vectors.
+import { compareDigits, isDigits } from './digits';
 
-type Item = { kind: 'int'; value: string } | { kind: 'str'; value: string } | { kind: 'list'; items: Item[] };
-
-const QUALIFIERS = ['alpha', 'beta', 'milestone', 'rc', 'snapshot', '', 'sp'];
-const ALIASES: Record<string, string> = { ga: '', final: '', release: '', cr: 'rc' };
-
-/** A qualifier's sort key: its position among the known ones, else after them all, then by text. */
-function qualifierKey(value: string): string {
-  const i = QUALIFIERS.indexOf(value);
-  return i >= 0 ? String(i) : `${QUALIFIERS.length}-${value}`;
+interface Token {
+  /** `''` for the first token, else the separator before it: `.` or `-` (a digit/letter switch counts as `-`). */
+  prefix: string;
+  value: string;
+  /** A padding token standing in for a missing one; it never wins as a number. */
+  isNull: boolean;
 }
 
-function stringItem(value: string, followedByDigit: boolean): Item {
-  let v = value;
-  if (followedByDigit && v.length === 1) v = v === 'a' ? 'alpha' : v === 'b' ? 'beta' : v === 'm' ? 'milestone' : v;
-  return { kind: 'str', value: ALIASES[v] ?? v };
-}
+const ABBREVIATIONS = new Map([['a', 'alpha'], ['b', 'beta'], ['m', 'milestone']]);
+const KEYWORDS = ['alpha', 'beta', 'milestone', 'rc', 'snapshot', '', 'sp'];
+const keywordRank = (value: string) => {
+  const i = KEYWORDS.indexOf(value);
+  return i < 0 ? KEYWORDS.length : i;
+};
 
-const isNull = (item: Item): boolean =>
-  item.kind === 'int' ? /^0+$/.test(item.value) : item.kind === 'str' ? qualifierKey(item.value) === qualifierKey('') : item.items.length === 0;
-
-/** Drops trailing null items of a list (and null items before a `-` sub-list), as ComparableVersion's normalize. */
-function normalize(list: Item[]): void {
-  for (let i = list.length - 1; i >= 0; i--) {
-    const item = list[i]!;
-    if (isNull(item)) list.splice(i, 1);
-    else if (item.kind !== 'list') break;
-  }
-}
-
-function parse(version: string): Item[] {
-  const v = version.toLowerCase();
-  const root: Item[] = [];
-  let list = root;
-  const stack: Item[][] = [root];
+/** Splits on `.` and `-`, keeping each separator as its own element (value, sep, value, ...). */
+function splitKeeping(s: string): string[] {
+  const out: string[] = [];
   let start = 0;
-  let isDigit = false;
-  const push = (token: string, digitNext: boolean) => {
-    if (isDigit) list.push({ kind: 'int', value: token.replace(/^0+(?=\d)/, '') });
-    else list.push(stringItem(token, digitNext));
-  };
-  for (let i = 0; i < v.length; i++) {
-    const c = v[i]!;
-    if (c === '.') {
-      if (i === start) list.push({ kind: 'int', value: '0' });
-      else push(v.slice(start, i), false);
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '.' || s[i] === '-') {
+      out.push(s.slice(start, i), s[i]!);
       start = i + 1;
-    } else if (c === '-') {
-      if (i === start) list.push({ kind: 'int', value: '0' });
-      else push(v.slice(start, i), false);
-      start = i + 1;
-      const sub: Item[] = [];
-      list.push({ kind: 'list', items: sub });
-      list = sub;
-      stack.push(sub);
-    } else if (c >= '0' && c <= '9') {
-      if (!isDigit && i > start) {
-        // a letter-to-digit transition starts a new sub-list (e.g. "1.0alpha1" -> 1.0, alpha, [1])
-        list.push(stringItem(v.slice(start, i), true));
-        start = i;
-        const sub: Item[] = [];
-        list.push({ kind: 'list', items: sub });
-        list = sub;
-        stack.push(sub);
-      }
-      isDigit = true;
-    } else {
-      if (isDigit && i > start) {
-        push(v.slice(start, i), true);
-        start = i;
-        const sub: Item[] = [];
-        list.push({ kind: 'list', items: sub });
-        list = sub;
-        stack.push(sub);
-      }
-      isDigit = false;
     }
   }
-  if (v.length > start) push(v.slice(start), false);
-  for (let i = stack.length - 1; i >= 0; i--) normalize(stack[i]!);
-  return root;
+  out.push(s.slice(start));
+  return out;
 }
 
-function compareItem(a: Item | undefined, b: Item | undefined): number {
-  if (!a && !b) return 0;
-  if (!a) return -compareItem(b, undefined);
-  if (a.kind === 'int') {
-    if (!b) return /^0+$/.test(a.value) ? 0 : 1;
-    if (b.kind === 'int') return compareDigits(a.value, b.value);
-    return 1; // a number is newer than a qualifier or a sub-list
+/** Offsets inside a token where digits switch to non-digits or back; Maven splits there as if by `-`. */
+function transitions(token: string): number[] {
+  const at: number[] = [];
+  for (const m of token.matchAll(/\D\d/g)) at.push(m.index! + 1);
+  for (const m of token.matchAll(/\d\D/g)) at.push(m.index! + 1);
+  return at.sort((a, b) => a - b);
+}
+
+function parse(version: string): Token[] {
+  const tokens: Token[] = [];
+  const raw = splitKeeping(version);
+  for (let i = 0; i < raw.length; i += 2) {
+    const part = raw[i]!;
+    let prefix = i === 0 ? '' : raw[i - 1]!;
+    const cuts = [...transitions(part), part.length];
+    let previous = 0;
+    cuts.forEach((cut, j) => {
+      if (j > 0) prefix = '-';
+      // Qualifiers are case-insensitive; an empty token (`1..2`, `1-`) reads as 0.
+      let value = part.slice(previous, cut).toLowerCase() || '0';
+      if (value === 'cr') value = 'rc';
+      if (value === 'ga' || value === 'final' || value === 'release') value = '';
+      // `a`, `b` and `m` abbreviate alpha, beta and milestone only when a number follows at once.
+      if (cut !== part.length) value = ABBREVIATIONS.get(value) ?? value;
+      if (isDigits(value)) value = value.replace(/^0+(?=\d)/, '');
+      tokens.push({ prefix, value, isNull: false });
+      previous = cut;
+    });
   }
-  if (a.kind === 'str') {
-    if (!b) return Math.sign(qualifierKey(a.value).localeCompare(qualifierKey('')) || 0) === 0 ? 0 : (qualifierKey(a.value) < qualifierKey('') ? -1 : 1);
-    if (b.kind === 'int' || b.kind === 'list') return -1;
-    const ka = qualifierKey(a.value);
-    const kb = qualifierKey(b.value);
-    return ka < kb ? -1 : ka > kb ? 1 : 0;
-  }
-  if (!b) {
-    for (const item of a.items) {
-      const d = compareItem(item, undefined);
-      if (d !== 0) return d;
+  // Trailing "null" tokens (0, '', final, ga) are dropped, then again before each `-` from the end.
+  let i = tokens.length - 1;
+  while (i > 0) {
+    const value = tokens[i]!.value;
+    if (value === '0' || value === '' || value === 'final' || value === 'ga') {
+      tokens.splice(i, 1);
+      i--;
+      continue;
     }
-    return 0;
+    while (i >= 0 && tokens[i]!.prefix !== '-') i--;
+    i--;
   }
-  if (b.kind === 'int') return -1;
-  if (b.kind === 'str') return 1;
-  return compareLists(a.items, b.items);
+  return tokens;
 }
 
-function compareLists(a: Item[], b: Item[]): number {
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const d = compareItem(a[i], b[i]);
-    if (d !== 0) return d;
+/** The token that pads the shorter version opposite `other`: 0 after `.` (but '' opposite `sp`), '' after `-`. */
+function nullToken(other: Token): Token {
+  if (other.prefix === '-') return { prefix: '-', value: '', isNull: true };
+  return { prefix: '.', value: other.value === 'sp' ? '' : '0', isNull: true };
+}
+
+/** `.qualifier` < `-qualifier` < `-number` < `.number`, for tokens with different separators. */
+function separatorRank(t: Token): number {
+  const numeric = isDigits(t.value);
+  if (t.prefix === '-') return numeric ? 2 : 1;
+  return numeric ? 3 : 0;
+}
+
+function tokenLess(a: Token, b: Token): boolean {
+  if (a.prefix !== b.prefix) return separatorRank(a) < separatorRank(b);
+  const na = isDigits(a.value);
+  const nb = isDigits(b.value);
+  if (na && nb) return compareDigits(a.value, b.value) < 0;
+  // A real number sorts after any qualifier; a padding 0 does not (it is "nothing", see nullToken).
+  if (na && !a.isNull) return false;
+  if (nb && !b.isNull) return true;
+  const ra = keywordRank(a.value);
+  const rb = keywordRank(b.value);
+  // Unknown qualifiers sort after the known ones, among themselves as text.
+  if (ra === KEYWORDS.length && rb === KEYWORDS.length) return a.value < b.value;
+  return ra < rb;
+}
+
+/** Maven version order (ComparableVersion as OSV reads it): negative, zero or positive. */
+export function compareMaven(a: string, b: string): number {
+  const ta = parse(a.trim());
+  const tb = parse(b.trim());
+  for (let i = 0; i < Math.max(ta.length, tb.length); i++) {
+    const x = ta[i] ?? nullToken(tb[i]!);
+    const y = tb[i] ?? nullToken(ta[i]!);
+    if (x.prefix === y.prefix && x.value === y.value) continue;
+    return tokenLess(x, y) ? -1 : 1;
   }
   return 0;
-}
-
-/** Maven ComparableVersion ordering. */
-export function compareMaven(a: string, b: string): number {
-  return compareLists(parse(a.trim()), parse(b.trim()));
 }
