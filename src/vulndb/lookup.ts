@@ -1,53 +1,93 @@
-// Reading the vulnerability database: the records naming a page of packages, in one query, and the
-// identity of the data (for report provenance).
+// Reading the vulnerability database: the records naming a list of packages (bulk, a few queries for
+// a thousand packages), and the identity of the data for report provenance.
+import { ecosystemCovers, packageNameKey } from '../analysis/vulns/osv';
 import type { OsvRecord, PackageKey } from '../analysis/vulns/osv-types';
 
+/** Packages per lookup query: the list is one JSON parameter, so this bounds the answer, not the parameters. */
+export const LOOKUP_PAGE = 500;
+
 const keyOf = (p: PackageKey) => `${p.ecosystem}\u0000${p.name}`;
-const baseOf = (ecosystem: string) => ecosystem.split(':')[0]!;
+/** An ecosystem's name without its release suffix (`Debian` for `Debian:12`), as insertPackages stores `base`. */
+const baseOf = (ecosystem: string) => ecosystem.split(':')[0]!.trim();
+
+interface Row {
+  base: string;
+  key: string;
+  ecosystem: string;
+  id: string;
+  record: string | null;
+}
 
 /**
- * The records (not withdrawn) whose affected packages include each asked package, keyed by
- * `ecosystem\0name` as asked. Records are found by the ecosystem's base name (`Debian` for
- * `Debian:12`); an asked suffix keeps records of that suffix or of none, a bare ask keeps every suffix.
- * The list is bound as one JSON parameter, so any number of packages is one query.
+ * The records (never withdrawn ones) whose affected entries name each asked package in its ecosystem,
+ * keyed by `${ecosystem}\0${name}` as asked; packages without records are absent from the map. Names
+ * and releases compare as matching compares them (osv.ts packageNameKey, ecosystemCovers): an asked
+ * release (`Debian:11`) finds its own records and the bare ecosystem's, a bare ask finds every release.
  */
 export async function lookupRecords(db: D1Database, packages: PackageKey[]): Promise<Map<string, OsvRecord[]>> {
   const found = new Map<string, OsvRecord[]>();
-  if (!packages.length) return found;
-  const pairs = [...new Map(packages.map((p) => [`${baseOf(p.ecosystem)}\u0000${p.name}`, [baseOf(p.ecosystem), p.name]])).values()];
-  const { results } = await db.prepare(
-    `SELECT p.base, p.ecosystem, p.name, r.id, r.record FROM vuln_packages p JOIN vuln_records r ON r.id = p.record_id
-     WHERE r.withdrawn IS NULL AND (p.base, p.name) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))`,
-  ).bind(JSON.stringify(pairs)).all<{ base: string; ecosystem: string; name: string; id: string; record: string }>();
-  const parsed = new Map<string, OsvRecord>();
-  for (const asked of packages) {
-    const list: OsvRecord[] = [];
+  const pairs = [...new Map(packages.map((p) => {
+    const pair = [baseOf(p.ecosystem), packageNameKey(p.ecosystem, p.name)] as const;
+    return [pair.join('\u0000'), pair];
+  })).values()];
+  if (!pairs.length) return found;
+  const rows: Row[] = [];
+  const records = new Map<string, OsvRecord>();
+  for (let i = 0; i < pairs.length; i += LOOKUP_PAGE) {
+    // Each record's JSON comes once per query (row_number), however many asked packages it names.
+    const { results } = await db.prepare(
+      `SELECT h.base, h.key, h.ecosystem, h.id, CASE WHEN row_number() OVER (PARTITION BY h.id) = 1 THEN r.record END AS record
+       FROM (SELECT p.base, p.name_key AS key, p.ecosystem, p.record_id AS id FROM json_each(?1) q
+             JOIN vuln_packages p ON p.base = json_extract(q.value, '$[0]') AND p.name_key = json_extract(q.value, '$[1]')) h
+       JOIN vuln_records r ON r.id = h.id WHERE r.withdrawn IS NULL`,
+    ).bind(JSON.stringify(pairs.slice(i, i + LOOKUP_PAGE))).all<Row>();
     for (const row of results) {
-      if (row.name !== asked.name || row.base !== baseOf(asked.ecosystem)) continue;
-      const suffixed = asked.ecosystem.includes(':');
-      if (suffixed && row.ecosystem.includes(':') && row.ecosystem !== asked.ecosystem) continue;
-      if (list.some((r) => r.id === row.id)) continue;
-      let record = parsed.get(row.id);
-      if (!record) parsed.set(row.id, (record = JSON.parse(row.record) as OsvRecord));
-      list.push(record);
+      if (row.record !== null && !records.has(row.id)) records.set(row.id, JSON.parse(row.record) as OsvRecord);
+      rows.push(row);
     }
-    if (list.length) found.set(keyOf(asked), list);
+  }
+  const byPair = new Map<string, Row[]>();
+  for (const row of rows) {
+    const k = `${row.base}\u0000${row.key}`;
+    const list = byPair.get(k);
+    if (list) list.push(row);
+    else byPair.set(k, [row]);
+  }
+  for (const asked of packages) {
+    const key = keyOf(asked);
+    if (found.has(key)) continue;
+    const ids = new Set<string>();
+    for (const row of byPair.get(`${baseOf(asked.ecosystem)}\u0000${packageNameKey(asked.ecosystem, asked.name)}`) ?? []) {
+      if (ecosystemCovers(row.ecosystem, asked.ecosystem)) ids.add(row.id);
+    }
+    const list = [...ids].map((id) => records.get(id)!).filter(Boolean);
+    if (list.length) found.set(key, list);
   }
   return found;
 }
 
 export interface VulnDataSnapshot {
-  /** Changes whenever the data does: record count, newest `modified`, last import. */
+  /** Changes whenever the data does (a hash of the count, the newest `modified` and the last change); the same data, the same version. */
   version: string;
   records: number;
+  /** The newest `modified` of any record. */
   lastModified: string | null;
+  /** When an import last changed the data. */
   importedAt: string | null;
 }
 
+/** The identity of the vulnerability data, for report provenance. */
 export async function vulnDataSnapshot(db: D1Database): Promise<VulnDataSnapshot> {
-  const stats = await db.prepare('SELECT count(*) AS n, max(modified) AS m FROM vuln_records').first<{ n: number; m: string | null }>();
-  const last = await db.prepare('SELECT finished_at AS at FROM vuln_imports WHERE finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT 1').first<{ at: string }>();
-  const records = stats?.n ?? 0;
-  const lastModified = stats?.m ?? null;
-  return { version: `${records}:${lastModified ?? '-'}`, records, lastModified, importedAt: last?.at ?? null };
+  const [stats, last] = await db.batch<{ n?: number; m?: string | null; at?: string | null }>([
+    db.prepare('SELECT count(*) AS n, max(modified) AS m FROM vuln_records'),
+    db.prepare('SELECT max(changed_at) AS at FROM vuln_imports'),
+  ]);
+  const records = stats?.results[0]?.n ?? 0;
+  const m = stats?.results[0]?.m ?? null;
+  // Stored keys carry nanoseconds (import.ts modifiedKey); milliseconds read better.
+  const lastModified = m && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/.test(m) ? `${m.slice(0, 23)}Z` : m;
+  const importedAt = last?.results[0]?.at ?? null;
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${records}|${m ?? ''}|${importedAt ?? ''}`)));
+  const version = `osv-${[...digest.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return { version, records, lastModified, importedAt };
 }
