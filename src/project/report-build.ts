@@ -24,7 +24,8 @@ const reportSteps = (state: ProjectState, surveyId: string) => stepsOf(state.db,
 /** The lease of the report work sits on the last REPORT step: reports finish in order, so it finishes last. */
 const leaseStep = (steps: JobRow[]) => steps.at(-1);
 
-function bundleOf(state: ProjectState, survey: JobRow) {
+/** The bundle a survey analyses: its own upload, or (for a regenerated survey) the one it reused. */
+export function bundleOf(state: ProjectState, survey: JobRow) {
   const bundleId = typeof survey.metadata.bundleId === 'string' ? survey.metadata.bundleId : undefined;
   return state.db.select().from(bundles).where(bundleId ? eq(bundles.id, bundleId) : eq(bundles.surveyId, survey.id)).get();
 }

@@ -9,9 +9,9 @@ import {
 } from './jobs';
 import * as health from './health';
 import { queueWork } from './leases';
-import { queueReports } from './report-build';
+import { bundleOf, queueReports } from './report-build';
 import type { ProjectState } from './project-object';
-import { bundles, jobs } from './schema';
+import { jobs } from './schema';
 
 /** The analysis queue's message: one survey's bundle to read. */
 export interface AnalysisMessage {
@@ -121,9 +121,7 @@ export async function regenerateSurvey(state: ProjectState, input: RegenerateInp
   const { idempotencyKey, ...request } = input;
   const { answer, replayed } = await state.idempotency.runOnce('survey.regenerate', idempotencyKey, request, async () => {
     const old = requireSurvey(state.db, request.surveyId);
-    // The survey's own upload, or (for a regenerated survey) the upload it reused.
-    const bundleId = typeof old.metadata.bundleId === 'string' ? old.metadata.bundleId : undefined;
-    const bundle = state.db.select().from(bundles).where(bundleId ? eq(bundles.id, bundleId) : eq(bundles.surveyId, old.id)).get();
+    const bundle = bundleOf(state, old);
     if (!bundle) throw invalidRequest('The survey has no completed upload to run again from.');
     const { survey, steps } = createSurvey(state.db, {
       jobType: old.type as SurveyType, tag: old.tag, jsonTags: old.jsonTags, target: old.target, notes: old.notes,
