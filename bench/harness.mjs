@@ -20,7 +20,7 @@ export async function benchService(port, name, { group = false } = {}) {
   ensureDevVars();
   await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state]);
   const service = {
-    base, work, server: startWranglerDev({ port, persistTo: state, group }),
+    base, work, server: startWranglerDev({ port, persistTo: state, group, inherit: process.env.BENCH_LOGS === "1" }),
     /** Stops the whole server as Ctrl-C would, then starts it again on the same state. */
     async restart() {
       process.kill(-service.server.pid, 'SIGINT');

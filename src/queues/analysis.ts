@@ -13,7 +13,8 @@ import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
 import type { AnalysisStart, FoundItem } from '../project/analysis-store';
 import { withProject } from '../project/client';
-import { deriveFindings } from './findings';
+import { componentFindings, deriveFindings } from './findings';
+import { RecordCache } from '../vulndb/lookup';
 import { buildReports } from './reports';
 import type { AnalysisMessage } from '../project/surveys';
 
@@ -50,6 +51,8 @@ export const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(
 /** Collects found items and sends them to the project object STAGE_BATCH at a time. */
 export class Stager {
   private items: FoundItem[] = [];
+  /** The vulnerability records this analysis has read, so each comes from D1 once. */
+  private readonly records = new RecordCache();
   /** Bytes of the bundle read so far, of `size`. */
   bytesRead = 0;
 
@@ -68,6 +71,9 @@ export class Stager {
     if (!this.items.length) return;
     const items = this.items;
     this.items = [];
+    // A component's advisories depend on nothing else in the bundle: match them while the batch is in
+    // hand and store them with it, instead of reading every component back afterwards.
+    items.push(...await componentFindings(this.env, items, this.records));
     const progress = this.size > 0 ? Math.round((1000 * this.bytesRead) / this.size) / 10 : undefined;
     const active = await withProject<boolean>(this.env, this.message.projectId, (stub) =>
       stub.stageContents({ surveyId: this.message.surveyId, attempt: this.attempt, items, progress }));

@@ -1,14 +1,15 @@
-// Deriving a survey's findings right after its bundle was read, inside the analysis attempt: the
-// stored rows are paged back from the project object, classified (crypto assets, observations) or
-// matched against the vulnerability database in D1 (components, a page of packages per lookup), and
-// the findings are staged under the same attempt, so they are flipped in with the contents.
+// Deriving a survey's findings inside the analysis attempt, staged under it so they are flipped in
+// with the contents. Components are matched against the vulnerability database in D1 batch by batch as
+// they are staged (one lookup per batch); crypto assets and runtime observations are classified once
+// the whole bundle is read (certificates refer to algorithms anywhere in it, and an observation's
+// count adds up over every line), paged back from the project object.
 import { BundleError } from '../analysis/bundle';
 import { cryptoFindings, packagesOf, runtimeFinding, vulnFindings } from '../analysis/findings';
 import type { Env } from '../env';
-import type { AnalysisRow, ContentKind } from '../project/analysis-store';
+import { stagedRow, type AnalysisRow, type ContentKind, type FoundItem } from '../project/analysis-store';
 import { withProject } from '../project/client';
 import type { AnalysisMessage } from '../project/surveys';
-import { lookupRecords } from '../vulndb/lookup';
+import { lookupRecords, type RecordCache } from '../vulndb/lookup';
 import type { Stager } from './analysis';
 
 /** Rows per page read back from the project object (and packages per vulnerability lookup). */
@@ -39,9 +40,15 @@ export async function deriveFindings(env: Env, message: AnalysisMessage, attempt
   for await (const page of analysisPages(env, message, source, 'observation')) {
     for (const row of page) await stager.add({ kind: 'runtime_finding', source: String(row.data.source ?? ''), finding: runtimeFinding(row) });
   }
-  for await (const page of analysisPages(env, message, source, 'component')) {
-    const records = await lookupRecords(env.DB, packagesOf(page));
-    for (const finding of vulnFindings(page, records)) await stager.add({ kind: 'vuln_finding', source: String(finding.data.purl ?? ''), finding });
-  }
   await stager.flush();
+}
+
+/** The advisories of the components among a batch of found items, as finding items to stage with them. */
+export async function componentFindings(env: Env, items: FoundItem[], known: RecordCache): Promise<FoundItem[]> {
+  const components: AnalysisRow[] = items.filter((item) => item.kind === 'component').map(stagedRow);
+  const packages = packagesOf(components);
+  if (!packages.length) return [];
+  const records = await lookupRecords(env.DB, packages, known);
+  if (!records.size) return [];
+  return vulnFindings(components, records).map((finding) => ({ kind: 'vuln_finding', source: String(finding.data.purl ?? ''), finding }));
 }

@@ -6,6 +6,22 @@ import type { OsvRecord, PackageKey } from '../analysis/vulns/osv-types';
 /** Packages per lookup query: the list is one JSON parameter, so this bounds the answer, not the parameters. */
 export const LOOKUP_PAGE = 500;
 
+/**
+ * Records already read, by id: a large SBOM's batches ask for the same popular packages again and
+ * again, and a record's JSON (hundreds of listed versions) is the bulk of a lookup's answer. Holds at
+ * most `size` records (their ids go into each query), started afresh when full.
+ */
+export class RecordCache {
+  readonly records = new Map<string, OsvRecord>();
+  constructor(private readonly size = 1_000) {}
+
+  /** The ids held, after starting afresh when full (before a lookup, never during one: its answer relies on them). */
+  idsBeforeLookup(): string[] {
+    if (this.records.size >= this.size) this.records.clear();
+    return [...this.records.keys()];
+  }
+}
+
 const keyOf = (p: PackageKey) => `${p.ecosystem}\u0000${p.name}`;
 /** An ecosystem's name without its release suffix (`Debian` for `Debian:12`), as insertPackages stores `base`. */
 const baseOf = (ecosystem: string) => ecosystem.split(':')[0]!.trim();
@@ -24,7 +40,7 @@ interface Row {
  * and releases compare as matching compares them (osv.ts packageNameKey, ecosystemCovers): an asked
  * release (`Debian:11`) finds its own records and the bare ecosystem's, a bare ask finds every release.
  */
-export async function lookupRecords(db: D1Database, packages: PackageKey[]): Promise<Map<string, OsvRecord[]>> {
+export async function lookupRecords(db: D1Database, packages: PackageKey[], known: RecordCache = new RecordCache()): Promise<Map<string, OsvRecord[]>> {
   const found = new Map<string, OsvRecord[]>();
   const pairs = [...new Map(packages.map((p) => {
     const pair = [baseOf(p.ecosystem), packageNameKey(p.ecosystem, p.name)] as const;
@@ -32,15 +48,18 @@ export async function lookupRecords(db: D1Database, packages: PackageKey[]): Pro
   })).values()];
   if (!pairs.length) return found;
   const rows: Row[] = [];
-  const records = new Map<string, OsvRecord>();
+  const records = known.records;
+  const knownIds = JSON.stringify(known.idsBeforeLookup());
   for (let i = 0; i < pairs.length; i += LOOKUP_PAGE) {
-    // Each record's JSON comes once per query (row_number), however many asked packages it names.
+    // Each record's JSON comes once per query (row_number), however many asked packages it names, and
+    // not at all when the caller holds it already (?2).
     const { results } = await db.prepare(
-      `SELECT h.base, h.key, h.ecosystem, h.id, CASE WHEN row_number() OVER (PARTITION BY h.id) = 1 THEN r.record END AS record
+      `SELECT h.base, h.key, h.ecosystem, h.id,
+         CASE WHEN row_number() OVER (PARTITION BY h.id) = 1 AND h.id NOT IN (SELECT value FROM json_each(?2)) THEN r.record END AS record
        FROM (SELECT p.base, p.name_key AS key, p.ecosystem, p.record_id AS id FROM json_each(?1) q
              JOIN vuln_packages p ON p.base = json_extract(q.value, '$[0]') AND p.name_key = json_extract(q.value, '$[1]')) h
        JOIN vuln_records r ON r.id = h.id WHERE r.withdrawn IS NULL`,
-    ).bind(JSON.stringify(pairs.slice(i, i + LOOKUP_PAGE))).all<Row>();
+    ).bind(JSON.stringify(pairs.slice(i, i + LOOKUP_PAGE)), knownIds).all<Row>();
     for (const row of results) {
       if (row.record !== null && !records.has(row.id)) records.set(row.id, JSON.parse(row.record) as OsvRecord);
       rows.push(row);

@@ -6,13 +6,20 @@
 // `last_affected` switch off). GIT ranges name commits, which a purl does not carry: they are ignored.
 // Withdrawn records never match.
 import type { OsvAffected, OsvEvent, OsvRange, OsvRecord, PackageKey } from './osv-types';
-import { compareVersions, isOrderedEcosystem } from './versions/index';
+import { comparatorOf } from './versions/index';
 import { compareSemver } from './versions/semver';
 
 type Compare = (a: string, b: string) => number;
 
-const baseOf = (ecosystem: string) => ecosystem.split(':')[0]!.trim();
-const suffixOf = (ecosystem: string) => ecosystem.split(':').slice(1).join(':').trim();
+// Called for every advisory entry and candidate version while matching: no splitting into arrays.
+const baseOf = (ecosystem: string) => {
+  const colon = ecosystem.indexOf(':');
+  return (colon < 0 ? ecosystem : ecosystem.slice(0, colon)).trim();
+};
+const suffixOf = (ecosystem: string) => {
+  const colon = ecosystem.indexOf(':');
+  return colon < 0 ? '' : ecosystem.slice(colon + 1).trim();
+};
 
 /**
  * The release part of an ecosystem suffix, as compared between a record and a package. Ubuntu's
@@ -52,13 +59,14 @@ export function packageNameKey(ecosystem: string, name: string): string {
 export function namesPackage(affected: OsvAffected, pkg: PackageKey): boolean {
   const p = affected.package;
   if (!p?.ecosystem || typeof p.name !== 'string') return false;
+  if (p.ecosystem === pkg.ecosystem && p.name === pkg.name) return true;
   return ecosystemCovers(p.ecosystem, pkg.ecosystem) && packageNameKey(p.ecosystem, p.name) === packageNameKey(pkg.ecosystem, pkg.name);
 }
 
 /** The order a range's versions follow: SemVer 2.0 for SEMVER ranges (whatever the ecosystem), the ecosystem's own for ECOSYSTEM; null when it cannot be evaluated. */
 export function comparatorFor(range: OsvRange, ecosystem: string): Compare | null {
   if (range.type === 'SEMVER') return compareSemver;
-  if (range.type === 'ECOSYSTEM' && isOrderedEcosystem(ecosystem)) return (a, b) => compareVersions(ecosystem, a, b);
+  if (range.type === 'ECOSYSTEM') return comparatorOf(ecosystem) ?? null;
   return null;
 }
 
@@ -104,8 +112,30 @@ export function inRange(range: OsvRange, version: string, compare: Compare): boo
 function listed(affected: OsvAffected, pkg: PackageKey, version: string): boolean {
   const versions = affected.versions ?? [];
   if (versions.includes(version)) return true;
-  if (!isOrderedEcosystem(pkg.ecosystem)) return false;
-  return versions.some((v) => typeof v === 'string' && compareVersions(pkg.ecosystem, v, version) === 0);
+  const compare = comparatorOf(pkg.ecosystem);
+  if (!compare || !versions.length) return false;
+  // Binary search in the list sorted once: fix versions are checked against every matched advisory,
+  // and a popular package's advisories list hundreds of versions each.
+  const sorted = sortedVersions(versions, compare);
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compare(sorted[middle]!, version) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low < sorted.length && compare(sorted[low]!, version) === 0;
+}
+
+const sortedLists = new WeakMap<string[], { compare: Compare; sorted: string[] }>();
+
+/** An advisory's listed versions in the ecosystem's order, sorted once per list object and order. */
+function sortedVersions(versions: string[], compare: Compare): string[] {
+  const held = sortedLists.get(versions);
+  if (held?.compare === compare) return held.sorted;
+  const sorted = versions.filter((v) => typeof v === 'string').sort(compare);
+  sortedLists.set(versions, { compare, sorted });
+  return sorted;
 }
 
 /** The ranges of an entry that contain the version, each with the order it was evaluated in. */
@@ -131,7 +161,7 @@ export function isAffected(record: OsvRecord, pkg: PackageKey, version: string):
 
 /** The order of the package's versions: its ecosystem's, or SemVer's when the ecosystem has none (only SEMVER ranges then). */
 export function versionOrder(ecosystem: string): Compare {
-  return isOrderedEcosystem(ecosystem) ? (a, b) => compareVersions(ecosystem, a, b) : compareSemver;
+  return comparatorOf(ecosystem) ?? compareSemver;
 }
 
 /**

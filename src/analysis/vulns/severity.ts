@@ -29,8 +29,24 @@ export function ratingOf(score: number): SeverityLabel {
 /** CVSS v2 has no "critical": NVD's v2 bands are low (0-3.9), medium (4-6.9), high (7-10). */
 const ratingOfV2 = (score: number): SeverityLabel => (score >= 7 ? 'high' : ratingOf(score));
 
+// Scoring a v4 vector takes about 0.3 ms and a survey meets the same few vectors again and again
+// (every vulnerable component of a package, every survey of a subject): remember them, boundedly.
+const SCORED_VECTORS = 10_000;
+const scored = new Map<string, number | null>();
+
 /** The base score of a vector, or null when the calculator cannot read it whole. */
 function baseScore(entry: OsvSeverity): number | null {
+  const key = `${entry.type}|${entry.score.trim()}`;
+  let score = scored.get(key);
+  if (score === undefined) {
+    if (scored.size >= SCORED_VECTORS) scored.clear();
+    score = calculateBaseScore(entry);
+    scored.set(key, score);
+  }
+  return score;
+}
+
+function calculateBaseScore(entry: OsvSeverity): number | null {
   const vector = entry.score.trim();
   try {
     const calculator = entry.type === 'CVSS_V4' && vector.startsWith('CVSS:4.0/') ? new Cvss4P0(vector)

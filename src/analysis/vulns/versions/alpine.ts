@@ -3,6 +3,7 @@
 // OSV's Alpine ranges are evaluated that way: a version that does not fit is "invalid", two invalid
 // versions compare as text, and what is left after `-rN` only loses against nothing left.
 import { compareDigits, compareStrings } from './digits';
+import { memoized } from './memo';
 
 // Suffix weights: alpha < beta < pre < rc < (none) < cvs < svn < git < hg < p.
 const SUFFIXES = ['alpha', 'beta', 'pre', 'rc', '', 'cvs', 'svn', 'git', 'hg', 'p'];
@@ -19,7 +20,9 @@ interface ApkVersion {
   remainder: string;
 }
 
-function parse(input: string): ApkVersion {
+const parse = memoized(parseApk);
+
+function parseApk(input: string): ApkVersion {
   const v: ApkVersion = { original: input, invalid: false, numbers: [], letter: '', suffixes: [], build: '0', remainder: '' };
   let s = input;
   // Numbers: digits separated by dots; a dot not followed by a digit ends them (apk tolerates it).

@@ -24,7 +24,8 @@ const BY_ECOSYSTEM = new Map<string, Compare>([
   ...['Red Hat', 'AlmaLinux', 'Rocky Linux', 'SUSE', 'openSUSE', 'Mageia', 'openEuler'].map((e) => [e, compareRpm] as const),
 ]);
 
-const comparatorOf = (ecosystem: string): Compare | undefined => BY_ECOSYSTEM.get(ecosystem.split(':')[0]!.trim());
+/** The ecosystem's own order, undefined when it has none. */
+export const comparatorOf = (ecosystem: string): Compare | undefined => BY_ECOSYSTEM.get(ecosystem.split(':')[0]!.trim());
 
 /** Whether versions of the ecosystem can be ordered, so that its ECOSYSTEM ranges can be evaluated. */
 export const isOrderedEcosystem = (ecosystem: string): boolean => comparatorOf(ecosystem) !== undefined;

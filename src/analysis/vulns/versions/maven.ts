@@ -3,6 +3,7 @@
 // a flat list of tokens, each remembering whether a `.` or a `-` came before it. A flat list (rather than
 // ComparableVersion's nested lists) is what OSV orders by, and it passes all of Maven's generated vectors.
 import { compareDigits, isDigits } from './digits';
+import { memoized } from './memo';
 
 interface Token {
   /** `''` for the first token, else the separator before it: `.` or `-` (a digit/letter switch counts as `-`). */
@@ -41,7 +42,9 @@ function transitions(token: string): number[] {
   return at.sort((a, b) => a - b);
 }
 
-function parse(version: string): Token[] {
+const parse = memoized(parseTokens);
+
+function parseTokens(version: string): Token[] {
   const tokens: Token[] = [];
   const raw = splitKeeping(version);
   for (let i = 0; i < raw.length; i += 2) {
