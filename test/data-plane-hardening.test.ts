@@ -7,6 +7,7 @@ import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { describe, expect, it, vi } from 'vitest';
 import { nowIso } from '../src/lib/ids';
 import { projectStub } from '../src/project/client';
+import { serializedRow, type FoundItem } from '../src/project/analysis-store';
 import { createSurvey } from '../src/project/jobs';
 import { MAX_ANALYSIS_STARTS } from '../src/project/leases';
 import type { ProjectState } from '../src/project/project-object';
@@ -51,7 +52,7 @@ describe('the analysis comes in bounded steps (issue 7)', () => {
     const message = await uploaded(t, second, sbom('flip-app', packages(5, 'next')));
     const start = await stub(t).beginAnalysis({ surveyId: second.surveyId, bundleId: message.bundleId, blobKey: message.blobKey });
     const items = packages(5, 'next').map(([name, version]) => ({ kind: 'component', source: 'bom.json', component: { name, version, purl: `pkg:npm/${name}@${version}` } }));
-    expect(await stub(t).stageContents({ surveyId: second.surveyId, attempt: start.attempt, items, progress: 50 })).toBe(true);
+    expect(await stub(t).stageContents({ surveyId: second.surveyId, attempt: start.attempt, rows: (items as FoundItem[]).map(serializedRow), progress: 50 })).toBe(true);
     const during = await contentsOf(t.projectId, 'flip-app');
     expect(during.total).toBe(3);
     expect(during.items.every((i) => i.survey_id === first.surveyId)).toBe(true);
@@ -128,7 +129,7 @@ describe('an interrupted analysis recovers (issue 7: leases)', () => {
     const start = await stub(t).beginAnalysis({ surveyId: survey.surveyId, bundleId: message.bundleId, blobKey: message.blobKey });
     expect(start).toMatchObject({ run: true, attempt: 1 });
     const items = packages(count).slice(0, 2).map(([name, version]) => ({ kind: 'component', source: 'bom.json', component: { name, version, purl: `pkg:npm/${name}@${version}` } }));
-    expect(await stub(t).stageContents({ surveyId: survey.surveyId, attempt: 1, items })).toBe(true);
+    expect(await stub(t).stageContents({ surveyId: survey.surveyId, attempt: 1, rows: (items as FoundItem[]).map(serializedRow) })).toBe(true);
     return { survey, message };
   }
 
@@ -151,7 +152,7 @@ describe('an interrupted analysis recovers (issue 7: leases)', () => {
     expect(step).toMatchObject({ status: 'COMPLETED', metadata: { attempt: 2, resends: 1, stored: { components: 4 } } });
     expect((await contentsOf(t.projectId, 'lapsed-app')).total).toBe(4);
     // The first attempt lost its lease: it can neither store nor finish.
-    expect(await stub(t).stageContents({ surveyId: survey.surveyId, attempt: 1, items: [] })).toBe(false);
+    expect(await stub(t).stageContents({ surveyId: survey.surveyId, attempt: 1, rows: [] })).toBe(false);
     expect(await stub(t).finishAnalysis({ surveyId: survey.surveyId, attempt: 1, subject: 'lapsed-app', metadata: {}, partial: false })).toEqual({ completed: false });
     await drainPurges(t.projectId);
     expect(await storedRowCount(t.projectId, survey.surveyId)).toBe(4);

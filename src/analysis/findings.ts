@@ -9,6 +9,9 @@ import { packageOf } from './vulns/ecosystem';
 import { matchPackage } from './vulns/match';
 import type { OsvRecord, PackageKey } from './vulns/osv-types';
 
+/** What matching needs of a stored component. */
+type ComponentRow = Pick<AnalysisRow, 'key' | 'name' | 'purl' | 'version'>;
+
 /** The key of a package in lookups: its ecosystem and name. */
 export const packageKey = (p: PackageKey) => `${p.ecosystem}\u0000${p.name}`;
 
@@ -44,7 +47,7 @@ export function runtimeFinding(row: AnalysisRow): FindingRow {
 }
 
 /** The packages (OSV ecosystem and name) of a page of components, once each. */
-export function packagesOf(components: AnalysisRow[]): PackageKey[] {
+export function packagesOf(components: ComponentRow[]): PackageKey[] {
   const seen = new Map<string, PackageKey>();
   for (const row of components) {
     const pkg = row.purl ? packageOf(row.purl) : null;
@@ -54,7 +57,7 @@ export function packagesOf(components: AnalysisRow[]): PackageKey[] {
 }
 
 /** One finding per advisory affecting a component, with the component's own fix version (above every matched range). */
-export function vulnFindings(components: AnalysisRow[], records: Map<string, OsvRecord[]>): FindingRow[] {
+export function vulnFindings(components: ComponentRow[], records: Map<string, OsvRecord[]>): FindingRow[] {
   const findings: FindingRow[] = [];
   for (const row of components) {
     const pkg = row.purl ? packageOf(row.purl) : null;

@@ -61,6 +61,16 @@ interface StagedRow {
   data: JsonObject;
 }
 
+/** A staged row as it travels to the project object: its data already JSON, written once by the consumer. */
+export interface SerializedRow extends Omit<StagedRow, 'data'> {
+  data: string;
+}
+
+export function serializedRow(item: FoundItem): SerializedRow {
+  const row = stagedRow(item);
+  return { ...row, data: JSON.stringify(row.data) };
+}
+
 /** Where an item belongs: components by purl (else name@version), assets by bom-ref (else name and type), observations by algorithm, protocol and library. */
 export function stagedRow(item: FoundItem): StagedRow {
   if ('finding' in item) return { kind: item.kind, ...item.finding, data: { ...item.finding.data, source: item.source } };
@@ -151,13 +161,13 @@ const UPDATE_CONTENT = `UPDATE contents SET data = ? ${CONTENT_ROW}`;
 export interface StageInput {
   surveyId: string;
   attempt: number;
-  items: FoundItem[];
+  rows: SerializedRow[];
   /** How much of the bundle has been read, 0 to 100. */
   progress?: number;
 }
 
 /**
- * Adds a batch of found items under the attempt and renews its lease; false when the attempt should
+ * Adds a batch of found items (serialized by the consumer) under the attempt and renews its lease; false when the attempt should
  * stop (its step finished, or another attempt took over).
  */
 export function stageContents(state: ProjectState, input: StageInput): boolean {
@@ -167,15 +177,14 @@ export function stageContents(state: ProjectState, input: StageInput): boolean {
   const { surveyId, attempt } = input;
   const counts = { ...lease.counts };
   state.db.transaction(() => {
-    for (const item of input.items) {
-      const row = stagedRow(item);
+    for (const row of input.rows) {
       const key = [surveyId, attempt, row.kind, row.key] as const;
       // Most items are new: try the insert first, merge only on a repeat.
-      const inserted = state.sql.exec(INSERT_CONTENT, ...key, row.purl, row.name, row.version, JSON.stringify(row.data)).rowsWritten > 0;
+      const inserted = state.sql.exec(INSERT_CONTENT, ...key, row.purl, row.name, row.version, row.data).rowsWritten > 0;
       if (inserted) counts[row.kind] = (counts[row.kind] ?? 0) + 1;
       else {
         const old = JSON.parse(String(state.sql.exec(SELECT_CONTENT, ...key).one().data)) as JsonObject;
-        state.sql.exec(UPDATE_CONTENT, JSON.stringify(merged(row.kind, old, row.data)), ...key);
+        state.sql.exec(UPDATE_CONTENT, JSON.stringify(merged(row.kind, old, JSON.parse(row.data) as JsonObject)), ...key);
       }
     }
     state.db.update(stepLeases).set({ counts }).where(eq(stepLeases.stepId, found.step.id)).run();

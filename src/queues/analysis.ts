@@ -11,7 +11,7 @@ import { BundleError, readBundle, subjectOf, type BundleSummary } from '../analy
 import { errorText } from '../analysis/errors';
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
-import type { AnalysisStart, FoundItem } from '../project/analysis-store';
+import { serializedRow, type AnalysisStart, type FoundItem, type SerializedRow } from '../project/analysis-store';
 import { withProject } from '../project/client';
 import { componentFindings, deriveFindings } from './findings';
 import { RecordCache } from '../vulndb/lookup';
@@ -50,7 +50,7 @@ export const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(
 
 /** Collects found items and sends them to the project object STAGE_BATCH at a time. */
 export class Stager {
-  private items: FoundItem[] = [];
+  private rows: SerializedRow[] = [];
   /** The vulnerability records this analysis has read, so each comes from D1 once. */
   private readonly records = new RecordCache();
   /** Bytes of the bundle read so far, of `size`. */
@@ -59,24 +59,25 @@ export class Stager {
   constructor(private readonly env: Env, private readonly message: AnalysisMessage, private readonly attempt: number, private readonly size: number) {}
 
   async add(item: FoundItem): Promise<void> {
+    const row = serializedRow(item);
     // A bundle fault, not ours: say so with a bundle class instead of failing storage after retries.
-    if (JSON.stringify(item).length > MAX_ITEM_JSON_BYTES) {
+    if (row.data.length > MAX_ITEM_JSON_BYTES) {
       throw new BundleError('archive_limits', `A ${item.kind.replace('_', ' ')} in ${item.source} is larger than ${MAX_ITEM_JSON_BYTES / 1024} KiB as JSON; such items cannot be stored.`);
     }
-    this.items.push(item);
-    if (this.items.length >= STAGE_BATCH) await this.flush();
+    this.rows.push(row);
+    if (this.rows.length >= STAGE_BATCH) await this.flush();
   }
 
   async flush(): Promise<void> {
-    if (!this.items.length) return;
-    const items = this.items;
-    this.items = [];
+    if (!this.rows.length) return;
+    const rows = this.rows;
+    this.rows = [];
     // A component's advisories depend on nothing else in the bundle: match them while the batch is in
     // hand and store them with it, instead of reading every component back afterwards.
-    items.push(...await componentFindings(this.env, items, this.records));
+    rows.push(...(await componentFindings(this.env, rows, this.records)).map(serializedRow));
     const progress = this.size > 0 ? Math.round((1000 * this.bytesRead) / this.size) / 10 : undefined;
     const active = await withProject<boolean>(this.env, this.message.projectId, (stub) =>
-      stub.stageContents({ surveyId: this.message.surveyId, attempt: this.attempt, items, progress }));
+      stub.stageContents({ surveyId: this.message.surveyId, attempt: this.attempt, rows, progress }));
     if (!active) throw new AnalysisAbandoned();
     await yieldToEventLoop();
   }

@@ -6,7 +6,7 @@
 import { BundleError } from '../analysis/bundle';
 import { cryptoFindings, packagesOf, runtimeFinding, vulnFindings } from '../analysis/findings';
 import type { Env } from '../env';
-import { stagedRow, type AnalysisRow, type ContentKind, type FoundItem } from '../project/analysis-store';
+import type { AnalysisRow, ContentKind, FoundItem, SerializedRow } from '../project/analysis-store';
 import { withProject } from '../project/client';
 import type { AnalysisMessage } from '../project/surveys';
 import { lookupRecords, type RecordCache } from '../vulndb/lookup';
@@ -44,8 +44,8 @@ export async function deriveFindings(env: Env, message: AnalysisMessage, attempt
 }
 
 /** The advisories of the components among a batch of found items, as finding items to stage with them. */
-export async function componentFindings(env: Env, items: FoundItem[], known: RecordCache): Promise<FoundItem[]> {
-  const components: AnalysisRow[] = items.filter((item) => item.kind === 'component').map(stagedRow);
+export async function componentFindings(env: Env, rows: SerializedRow[], known: RecordCache): Promise<FoundItem[]> {
+  const components = rows.filter((row) => row.kind === 'component');
   const packages = packagesOf(components);
   if (!packages.length) return [];
   const records = await lookupRecords(env.DB, packages, known);
