@@ -1,0 +1,78 @@
+// What every document renderer draws (PDF, XLSX, PPTX, HTML, CSV): one report laid out as plain data,
+// the same for every report type (the survey reports now, the portfolio's posture report later).
+// src/render/report-model.ts builds it from a stored report; each renderer only decides how it looks.
+
+/** A cell: text, a number, a date (an ISO `YYYY-MM-DD` or full timestamp string in a `date` column), or empty. */
+export type Cell = string | number | null;
+
+export interface Column {
+  key: string;
+  header: string;
+  /** `number` cells are numbers and `date` cells ISO date strings (XLSX writes them as real dates). */
+  kind: 'text' | 'number' | 'date';
+  /** A width hint in characters; long text wraps. */
+  width: number;
+}
+
+export interface SectionModel {
+  /** The section's name in the API (`red`, `critical`, `algorithm`, ...). */
+  name: string;
+  /** How people read it (`Red: quantum-vulnerable or broken`). */
+  title: string;
+  /** A sentence saying what the section means and what to do about it. */
+  description: string;
+  /** A CSS hex colour (`#c62828`) for the section's bar and badge. */
+  color: string;
+  /** Every entry of the section (rows.length === total), the most important first. */
+  total: number;
+  columns: Column[];
+  rows: Record<string, Cell>[];
+}
+
+export interface Figure {
+  label: string;
+  value: number | string;
+  /** A short line under the value (`2 overdue`, `since the previous survey`). */
+  detail?: string;
+}
+
+export interface ChartBar {
+  label: string;
+  value: number;
+  color: string;
+}
+
+export interface RenderModel {
+  reportId: string;
+  /** `pqc-inventory`, `cbom`, `composition` (later `posture`). */
+  reportType: string;
+  /** The document's title (`Post-quantum cryptography inventory`). */
+  title: string;
+  project: { id: string; name: string };
+  subject: string;
+  survey: { id: string | null; tag: string | null; type: string | null };
+  /** When the report was produced (ISO timestamp). */
+  producedAt: string;
+  /** The headline figures, in reading order. */
+  figures: Figure[];
+  /** The chart of the sections (one bar per list section). */
+  chart: { title: string; bars: ChartBar[] };
+  /** The list sections in order, each with all its entries. */
+  sections: SectionModel[];
+  /** Sentences shown under the figures (sources of the classification, what "fix version" means, ...). */
+  notes: string[];
+}
+
+/** The five rendered formats, in the order they are produced. */
+export const DOCUMENT_FORMATS = ['pdf', 'xlsx', 'pptx', 'html', 'csv'] as const;
+export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+
+/** A renderer's identity, recorded in each document's provenance and compared by stale projections. */
+export interface TemplateInfo {
+  format: DocumentFormat;
+  /** Raised whenever the layout or content of the format's documents changes. */
+  version: string;
+  /** The library that writes the format and its pinned version (`pdf-lib 1.17.1`), or `built-in`. */
+  library: string;
+  contentType: string;
+}
