@@ -40,6 +40,7 @@ export const ACTIVITY_ACTIONS = [
   'survey.started',
   'survey.regenerated',
   'report.regenerated',
+  'report.rendered',
   'survey.deleted',
   'survey.restored',
   'bundle.upload.started',

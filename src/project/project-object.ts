@@ -27,6 +27,8 @@ import { expireLeases } from './leases';
 import { purgeSlice } from './purges';
 import * as reportBuild from './report-build';
 import * as reportRead from './reports';
+import * as documents from './documents';
+import type { DocumentFormat } from '../render/model';
 import type { AnalysisMessage } from './surveys';
 
 /** Pause between two slices of a large deletion, so requests waiting for the object go first. */
@@ -141,7 +143,7 @@ export class ProjectObject extends DurableObject<Env> {
     }
     const state = this.state();
     const morePurges = purgeSlice(state);
-    const times = [await expireLeases(state), await sweepAbandoned(state)];
+    const times = [await expireLeases(state), await documents.expireRenders(state), await sweepAbandoned(state)];
     // Deletions left, or queued just now by a lapsed lease.
     if (morePurges || this.wakeRequested) times.push(Date.now() + PURGE_PAUSE_MS);
     this.wakeRequested = false;
@@ -330,6 +332,43 @@ export class ProjectObject extends DurableObject<Env> {
       await this.sweepBy();
       return answer;
     });
+  }
+
+  // ---- rendered documents (spec 4.9 rule 4, 4.10) ----
+
+  async renderReport(jobId: string): Promise<unknown> {
+    return this.rpc((state) => documents.renderAgain(state, jobId));
+  }
+
+  async beginRender(input: { jobId: string }): Promise<unknown> {
+    return this.rpc((state) => documents.beginRender(state, input));
+  }
+
+  async finishRender(input: documents.FinishedRender) {
+    return this.rpc((state) => documents.finishRender(state, input));
+  }
+
+  async failRender(input: { jobId: string; attempt?: number; failureClass: string; message: string }) {
+    return this.rpc((state) => documents.failRender(state, input));
+  }
+
+  async noteRenderRetry(input: { jobId: string; error: string; delaySeconds: number }) {
+    return this.rpc((state) => documents.noteRenderRetry(state, input));
+  }
+
+  async reportExports(reportId: string): Promise<unknown> {
+    return this.rpc((state) => documents.exportFormats(state, reportId));
+  }
+
+  async reportDocument(input: { reportId: string; format: DocumentFormat }): Promise<unknown> {
+    return this.rpc((state) => {
+      reportRead.requireReport(state, input.reportId);
+      return documents.documentOf(state, input.reportId, input.format) ?? null;
+    });
+  }
+
+  async staleDocuments(query: { parentId?: string; templateVersions?: Record<string, string> }): Promise<unknown> {
+    return this.rpc((state) => documents.staleDocuments(state, query));
   }
 
   async subjectContents(query: analysis.ContentsQuery) {

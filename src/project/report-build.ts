@@ -10,6 +10,7 @@ import { nowIso } from '../lib/ids';
 import * as health from './health';
 import { changeJob, findJob, isFinished, settleSurvey, stepsOf, type JobRow, type ReportType } from './jobs';
 import { dropLease, leaseOf, queueWork, renewLease, takeLease } from './leases';
+import { queueRenders } from './documents';
 import type { ProjectState } from './project-object';
 import { bundles, reportEntries, reports, subjectContents } from './schema';
 import type { AnalysisMessage } from './surveys';
@@ -168,7 +169,7 @@ export interface FinishedReport {
  * subject's previous report of the type, and the step COMPLETED with its figures. The last one
  * lets the lease go; the survey settles.
  */
-export function finishReport(state: ProjectState, input: FinishedReport): boolean {
+export async function finishReport(state: ProjectState, input: FinishedReport): Promise<boolean> {
   const steps = reportSteps(state, input.surveyId);
   const step = steps.find((s) => s.id === input.reportId);
   const holder = leaseStep(steps);
@@ -195,6 +196,8 @@ export function finishReport(state: ProjectState, input: FinishedReport): boolea
     return [done, settleSurvey(state.db, input.surveyId)];
   });
   state.notify(changed);
+  // Its documents are rendered once, automatically (spec 4.9 rule 4 renders them again on request).
+  await queueRenders(state, input.reportId);
   return true;
 }
 

@@ -206,3 +206,36 @@ export const reportEntries = sqliteTable('report_entries', {
   explanation: text('explanation'),
   data: text('data', { mode: 'json' }).notNull().$type<JsonObject>(),
 }, (t) => [primaryKey({ columns: [t.reportId, t.section, t.position] }), index('report_entries_key').on(t.reportId, t.key)]);
+
+/**
+ * The latest rendered document of a report in each format (PDF, XLSX, PPTX, HTML, CSV), with the
+ * provenance of that rendering: rendering again replaces the row and the R2 object.
+ */
+export const reportDocuments = sqliteTable('report_documents', {
+  reportId: text('report_id').notNull(),
+  format: text('format').notNull(),
+  /** The render job (a REPORT step labelled `render:<format>` under the report's job) that wrote it. */
+  jobId: text('job_id').notNull(),
+  blobKey: text('blob_key').notNull(),
+  bytes: integer('bytes').notNull(),
+  renderedAt: text('rendered_at').notNull(),
+  durationMs: integer('duration_ms').notNull(),
+  /** The version of the format's template, compared by stale projections. */
+  templateVersion: text('template_version').notNull(),
+  /** The version of the analysis logic the report came from, compared by stale projections. */
+  analysisVersion: text('analysis_version').notNull(),
+  provenance: text('provenance', { mode: 'json' }).notNull().$type<JsonObject>(),
+}, (t) => [primaryKey({ columns: [t.reportId, t.format] })]);
+
+/**
+ * Render jobs waiting for or held by the render consumer. Like an analysis lease: a message lost with
+ * a restart, or a consumer that died, leaves a row whose time lapses; the alarm sends it again.
+ */
+export const renderWork = sqliteTable('render_work', {
+  jobId: text('job_id').primaryKey(),
+  reportId: text('report_id').notNull(),
+  format: text('format').notNull(),
+  /** Deliveries the consumer started. */
+  attempts: integer('attempts').notNull().default(0),
+  expiresAt: integer('expires_at').notNull(),
+}, (t) => [index('render_work_expires').on(t.expiresAt)]);

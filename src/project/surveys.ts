@@ -202,9 +202,10 @@ export function listJobs(state: ProjectState, query: JobQuery): JobPage {
   if (query.status) filters.push(eq(jobs.status, query.status));
   if (query.topLevel) filters.push(isNull(jobs.parentId));
   if (!query.showDeleted) {
-    // A deleted survey hides with its steps.
+    // A deleted survey hides with its steps, and with the render jobs under its report steps.
     filters.push(isNull(jobs.deletedAt));
-    filters.push(sql`(${jobs.parentId} IS NULL OR ${jobs.parentId} NOT IN (SELECT id FROM jobs WHERE deleted_at IS NOT NULL))`);
+    filters.push(sql`(${jobs.parentId} IS NULL OR ${jobs.parentId} NOT IN (SELECT id FROM jobs WHERE deleted_at IS NOT NULL
+      OR parent_id IN (SELECT id FROM jobs WHERE deleted_at IS NOT NULL)))`);
   }
   const where = filters.length ? and(...filters) : undefined;
   const total = state.db.select({ n: sql<number>`count(*)` }).from(jobs).where(where).get()!.n;

@@ -2,10 +2,13 @@
 import type { Env } from '../env';
 import { ANALYSIS_QUEUE, consumeAnalysis } from './analysis';
 import { ANALYSIS_DLQ, consumeAnalysisDeadLetters } from './dead-letter';
+import { consumeRender, consumeRenderDeadLetters, RENDER_DLQ, RENDER_QUEUE } from './render';
 
 const consumers: Record<string, (batch: MessageBatch, env: Env) => Promise<void>> = {
   [ANALYSIS_QUEUE]: consumeAnalysis,
   [ANALYSIS_DLQ]: consumeAnalysisDeadLetters,
+  [RENDER_QUEUE]: consumeRender,
+  [RENDER_DLQ]: consumeRenderDeadLetters,
 };
 
 export async function consumeBatch(batch: MessageBatch, env: Env, _ctx: ExecutionContext): Promise<void> {

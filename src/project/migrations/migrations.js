@@ -4,6 +4,7 @@ import m0001 from './0001_analysis_staging.sql';
 import m0002 from './0002_job_updated_at.sql';
 import m0003 from './0003_contents_by_survey.sql';
 import m0004 from './0004_reports.sql';
+import m0005 from './0005_documents.sql';
 
   export default {
     journal,
@@ -12,7 +13,8 @@ import m0004 from './0004_reports.sql';
 m0001,
 m0002,
 m0003,
-m0004
+m0004,
+m0005
     }
   }
   

@@ -15,6 +15,9 @@ import { defineRoute } from '../../lib/openapi';
 import { createRouter } from '../../lib/router';
 import { SessionAnswer } from '../auth/auth.schemas';
 import { projectStub } from '../../project/client';
+import { renderedBytes } from '../../queues/render';
+import { DOCUMENT_FORMATS } from '../../render/model';
+import { sampleModel } from '../../render/sample';
 
 export const DEMO = {
   orgId: '0d3e0000-0000-4000-8000-000000000001',
@@ -91,6 +94,19 @@ const analysisFloor = defineRoute({
   responses: { 200: { description: 'The floor\'s phases in milliseconds.', content: { 'application/json': { schema: z.object({ rows: z.number().int(), parseMs: z.number(), insertMs: z.number() }) } } } },
 });
 
+const renderSample = defineRoute({
+  method: 'post',
+  path: '/api/v1/dev/render-sample',
+  tags: ['Local development'],
+  summary: 'Render a synthetic report (local instances only)',
+  description: 'What `npm run bench:render` measures: a synthetic report of `entries` entries rendered in `format` by the same renderer the render queue uses, in this runtime; nothing is stored. 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [401, 404],
+  middleware: [devOnly],
+  request: { query: z.object({ format: z.enum(DOCUMENT_FORMATS), entries: z.coerce.number().int().min(1).max(100_000) }) },
+  responses: { 200: { description: 'How long rendering took and how large the document is.', content: { 'application/json': { schema: z.object({ ms: z.number(), bytes: z.number().int() }) } } } },
+});
+
 /** Creates the demo tenant unless it exists; safe to call on every start. */
 export async function seedDemo(d1: D1Database) {
   const db = controlDb(d1);
@@ -102,6 +118,13 @@ export async function seedDemo(d1: D1Database) {
 }
 
 export const devRouter = createRouter()
+  .openapi(renderSample, async (c) => {
+    const { format, entries } = c.req.valid('query');
+    const model = sampleModel(entries);
+    const started = performance.now();
+    const bytes = await renderedBytes(format, model);
+    return c.json({ ms: performance.now() - started, bytes }, 200);
+  })
   .openapi(analysisFloor, async (c) => {
     const text = await c.req.text();
     const started = performance.now();

@@ -3,8 +3,8 @@ import { defineRoute } from '../../lib/openapi';
 import { json, ProjectParams } from '../../lib/schemas';
 import { OptionalIdempotencyKeyHeader } from '../surveys/surveys.schemas';
 import {
-  CompareQuery, Comparison, ExportList, ExportParams, Provenance, RegenerateReportAnswer, ReportParams, ReportSummary, SearchMatches,
-  SearchQuery, SectionPage, SectionParams, SectionQuery,
+  CompareQuery, Comparison, ExportList, ExportParams, Provenance, RegenerateReportAnswer, RenderAnswer, ReportParams, ReportSummary, SearchMatches,
+  SearchQuery, SectionPage, SectionParams, SectionQuery, StaleDocuments, StaleQuery,
 } from './reports.schemas';
 
 const P = '/api/v1/project/{projectId}';
@@ -35,12 +35,42 @@ export const exportList = defineRoute({
   responses: { 200: { description: 'The formats.', ...json(ExportList) } },
 });
 
+const binary = { schema: z.string().openapi({ format: 'binary' }) };
+
 export const exportDocument = defineRoute({
   method: 'get', path: `${P}/v1/report/{jobId}/export/{format}`, tags, summary: 'Download a report document',
-  description: '`json` answers `{data: <report>}`; other formats are attachments named `report.<format>`, 404 until produced.',
+  description: '`json` answers `{data: <report>}`; other formats are attachments named `report.<format>` with their content type, streamed; 404 until produced.',
   access: { creds: 'any', permissions: ['project:view'] }, errors: [404, 503],
   request: { params: ExportParams },
-  responses: { 200: { description: 'The document.', content: { 'application/json': { schema: z.object({ data: z.record(z.string(), z.unknown()) }) } } } },
+  responses: {
+    200: {
+      description: 'The document.',
+      content: {
+        'application/json': { schema: z.object({ data: z.record(z.string(), z.unknown()) }) },
+        'application/pdf': binary,
+        'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': binary,
+        'application/vnd.openxmlformats-officedocument.presentationml.presentation': binary,
+        'text/html': { schema: z.string() },
+        'text/csv': { schema: z.string() },
+      },
+    },
+  },
+});
+
+export const renderReport = defineRoute({
+  method: 'post', path: `${P}/v1/report/{jobId}/render`, tags, summary: 'Render a report\'s documents again',
+  description: 'Renders the PDF, XLSX, PPTX, HTML and CSV documents again from the report already held: no new upload, analysis or report version. Each format is a render job (a REPORT step labelled `render:<format>` under the report\'s job). 409 when the job is not a completed report.',
+  access: { creds: 'any', permissions: ['project:edit'] }, errors: [404, 409, 503],
+  request: { params: ReportParams },
+  responses: { 202: { description: 'The render jobs.', ...json(RenderAnswer) } },
+});
+
+export const staleProjections = defineRoute({
+  method: 'get', path: `${P}/v1/projection/stale`, tags, summary: 'Rendered documents whose inputs moved on',
+  description: 'The latest rendered document per survey, report type and format whose inputs have moved on: a newer analysis logic, another template version (the current one, or the one `templateVersions` names), or a source survey replaced by a regenerated one. An empty list means everything is current.',
+  access: { creds: 'any', permissions: ['project:admin'] }, errors: [404, 503],
+  request: { params: ProjectParams, query: StaleQuery },
+  responses: { 200: { description: 'The stale documents.', ...json(StaleDocuments) } },
 });
 
 export const exportProvenance = defineRoute({

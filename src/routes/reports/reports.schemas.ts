@@ -63,12 +63,51 @@ export const Provenance = z.object({
   report: z.object({ id: z.uuid(), type: z.string(), subject: z.string(), produced_at: z.string() }),
   survey: z.object({ id: z.uuid(), type: z.string(), tag: z.string().nullable() }),
   bundle: z.object({ id: z.string(), sha256: z.string() }).nullable(),
-  versions: z.object({ analysis: z.string(), classification: z.string(), vulnerability_data: z.record(z.string(), z.unknown()) }),
+  versions: z.object({
+    analysis: z.string(), classification: z.string(), vulnerability_data: z.record(z.string(), z.unknown()),
+    template: z.object({ format: z.string(), version: z.string() }).optional().openapi({ description: 'The template of the rendered format (absent for `json`).' }),
+    renderer: z.string().optional().openapi({ description: 'The library that wrote the format and its version, or `built-in`.', example: 'pdf-lib 1.17.1' }),
+  }),
   analysis_source: z.object({ survey_id: z.uuid(), attempt: z.number().int() }),
-  rendered_at: z.string(),
+  rendered_at: z.string().openapi({ description: 'When the document was rendered (for `json`, when the report was produced).' }),
+  duration_ms: z.number().int().nullable().openapi({ description: 'How long rendering took (null for `json`, written as the report was built).' }),
+  bytes: z.number().int().nullable(),
+  render_job_id: z.uuid().nullable().openapi({ description: 'The render job that wrote the document (null for `json`).' }),
 }).openapi('ReportProvenance');
 
 export const RegenerateReportAnswer = z.object({
   job_id: z.uuid().openapi({ description: 'The job to follow: for a survey\'s report, the new survey.' }),
   supersedes: z.uuid().openapi({ description: 'What it replaces: the survey the report came from.' }),
 }).openapi('RegenerateReportAnswer');
+
+export const RenderAnswer = z.object({
+  renderSubJobIds: z.record(z.enum(['pdf', 'xlsx', 'pptx', 'html', 'csv']), z.uuid())
+    .openapi({ description: 'The render job of each format (REPORT steps labelled `render:<format>` under the report\'s job).' }),
+}).openapi('RenderAnswer');
+
+export const StaleQuery = z.object({
+  parentId: z.uuid({ error: 'parentId must be a survey id (UUID).' }).optional()
+    .openapi({ param: { name: 'parentId', in: 'query' }, description: 'Only this survey and the surveys that regenerated it.' }),
+  templateVersions: z.string().optional().openapi({
+    param: { name: 'templateVersions', in: 'query' },
+    description: 'A JSON object of format -> template version, to ask what would be stale under those versions (400 when not valid JSON).',
+    example: '{"pdf":"2"}',
+  }),
+});
+
+const StaleReason = z.object({
+  reason: z.enum(['analysis_version', 'template_version', 'source_replaced']),
+  rendered_with: z.string().optional(),
+  current: z.string().optional(),
+  replaced_by: z.uuid().optional().openapi({ description: 'The regenerated survey that replaced the source survey.' }),
+});
+
+export const StaleDocuments = z.array(z.object({
+  survey_id: z.uuid(),
+  report_id: z.uuid(),
+  report_type: z.string(),
+  format: z.enum(['pdf', 'xlsx', 'pptx', 'html', 'csv']),
+  job_id: z.uuid().openapi({ description: 'The render job that wrote the document.' }),
+  rendered_at: z.string(),
+  reasons: z.array(StaleReason).openapi({ description: 'What changed since the document was made.' }),
+}).openapi('StaleDocument'));

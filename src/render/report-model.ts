@@ -1,0 +1,185 @@
+// A stored survey report laid out for the renderers (src/render/model.ts): its headline figures as
+// people read them, the chart of its sections, and each list section's entries as table rows, the most
+// important first (PDF and PPTX show the top of a large section). Plain functions over plain data.
+import type { JsonObject } from '../lib/json';
+import type { Cell, ChartBar, Column, Figure, RenderModel, SectionModel } from './model';
+
+export interface StoredReport {
+  id: string;
+  type: string;
+  subject: string;
+  producedAt: string;
+  /** The summary as stored: `headline` figures, `sections` (name, kind, total), `objects`. */
+  summary: JsonObject;
+}
+
+export interface ReportContext {
+  report: StoredReport;
+  project: { id: string; name: string };
+  survey: { id: string | null; type: string | null; tag: string | null };
+  /** Every entry of each list section, in stored order. */
+  entries: Map<string, JsonObject[]>;
+}
+
+interface SectionLook {
+  title: string;
+  description: string;
+  color: string;
+}
+
+const GREY = '#757575';
+
+// Colours people read as the sections' meaning; red/yellow/green as in the API, severities as NVD shows them.
+const LOOKS: Record<string, Record<string, SectionLook>> = {
+  'pqc-inventory': {
+    red: { title: 'Red: broken or quantum-vulnerable', color: '#c62828', description: 'Classically broken or disallowed now, or public-key cryptography a quantum computer breaks. Move away first, before the NIST IR 8547 deadline shown.' },
+    yellow: { title: 'Yellow: retiring or outside the standards', color: '#f9a825', description: 'Allowed today but retiring (112-bit security, SHA-1 in HMAC or KDFs), pre-standard post-quantum names, or algorithms no NIST standard covers. Plan the move.' },
+    transition: { title: 'Transition: hybrid', color: '#1565c0', description: 'Hybrid classical and post-quantum key establishment or composite signatures: safe now; move to pure post-quantum when peers allow.' },
+    green: { title: 'Green: quantum-resistant', color: '#2e7d32', description: 'Standardised post-quantum algorithms and symmetric cryptography and hashes of sufficient strength. Nothing to do.' },
+    unclassified: { title: 'Unclassified', color: GREY, description: 'Algorithms the classification table does not know yet, with what the bill of materials said. Review them by hand.' },
+  },
+  composition: {
+    critical: { title: 'Critical', color: '#7b1fa2', description: 'Advisories scored 9.0 or more. Upgrade now.' },
+    high: { title: 'High', color: '#c62828', description: 'Advisories scored 7.0 to 8.9.' },
+    medium: { title: 'Medium', color: '#ef6c00', description: 'Advisories scored 4.0 to 6.9.' },
+    low: { title: 'Low', color: '#f9a825', description: 'Advisories scored below 4.0.' },
+    unknown: { title: 'Unknown severity', color: GREY, description: 'Advisories without a score or a severity label.' },
+  },
+  cbom: {
+    algorithm: { title: 'Algorithms', color: '#1565c0', description: 'Cryptographic algorithms found in the code, configuration or at run time.' },
+    certificate: { title: 'Certificates', color: '#00838f', description: 'Certificates, with their signature and key algorithms.' },
+    protocol: { title: 'Protocols', color: '#6a1b9a', description: 'Protocols (TLS, SSH, IPsec) with their cipher suites.' },
+    'related-crypto-material': { title: 'Keys and related material', color: '#5d4037', description: 'Keys, secrets, salts and other material related to cryptography.' },
+  },
+};
+
+const TITLES: Record<string, string> = {
+  'pqc-inventory': 'Post-quantum cryptography inventory',
+  composition: 'Software composition and known vulnerabilities',
+  cbom: 'Cryptography bill of materials',
+};
+
+const NOTES: Record<string, string[]> = {
+  'pqc-inventory': [
+    'Sections follow NIST IR 8547 (initial public draft), SP 800-131A and SP 800-57; the deadline is the date after which NIST deprecates or disallows the algorithm.',
+    'CNSA 2.0 (NSA) is stricter: each entry also says whether CNSA 2.0 approves it and by when it must be gone for national security systems.',
+  ],
+  composition: [
+    'Advisories come from OSV records matched by package URL and version with each ecosystem\'s own version order.',
+    'The fix version is the smallest version above the installed one that none of the component\'s advisories affects, when one is known.',
+  ],
+  cbom: ['Every cryptographic asset found, as a CycloneDX 1.6 cryptography bill of materials (the JSON export holds the full document).'],
+};
+
+const col = (key: string, header: string, width: number, kind: Column['kind'] = 'text'): Column => ({ key, header, kind, width });
+
+const COLUMNS: Record<string, Column[]> = {
+  'pqc-inventory': [
+    col('name', 'Name', 26), col('primitive', 'Primitive', 12), col('where', 'Where', 30), col('explanation', 'Explanation', 60),
+    col('replacement', 'Move to', 24), col('deadline', 'Deadline', 11, 'date'), col('cnsa2', 'CNSA 2.0', 16), col('occurrences', 'Occurrences', 11, 'number'),
+  ],
+  composition: [
+    col('component', 'Component', 26), col('version', 'Installed', 12), col('advisory', 'Advisory', 20), col('aliases', 'Also known as', 18),
+    col('score', 'Score', 7, 'number'), col('fix_version', 'Fix version', 12), col('summary', 'Summary', 50), col('purl', 'Package URL', 36),
+    col('published', 'Published', 11, 'date'),
+  ],
+  cbom: [
+    col('name', 'Name', 30), col('bom_ref', 'bom-ref', 26), col('details', 'Details', 44), col('oid', 'OID', 22), col('occurrences', 'Occurrences', 11, 'number'),
+  ],
+};
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const dateOnly = (v: unknown): string | null => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : null);
+
+/** One entry as a table row of its report type's columns. */
+function rowOf(type: string, e: JsonObject): Record<string, Cell> {
+  if (type === 'pqc-inventory') {
+    const cnsa2 = e.cnsa2 as JsonObject | undefined;
+    return {
+      name: text(e.name), primitive: text(e.primitive), where: text(e.purl) ?? text(e.bom_ref) ?? text(e.library) ?? text(e.seen_in),
+      explanation: text(e.explanation), replacement: text(e.replacement), deadline: dateOnly(e.deadline),
+      cnsa2: cnsa2 ? (cnsa2.approved ? 'approved' : `not approved${cnsa2.deadline ? ` (by ${String(cnsa2.deadline).slice(0, 10)})` : ''}`) : null,
+      occurrences: num(e.observed) ?? num(e.occurrences) ?? (Array.isArray(e.locations) && e.locations.length ? e.locations.length : null),
+    };
+  }
+  if (type === 'composition') {
+    const severity = e.severity as JsonObject | undefined;
+    return {
+      component: text(e.name), version: text(e.version), advisory: text(e.advisory_id),
+      aliases: Array.isArray(e.aliases) ? e.aliases.filter((a: unknown) => typeof a === 'string').join(', ') || null : null,
+      score: num(severity?.score), fix_version: text(e.fix_version), summary: text(e.summary) ?? text(e.explanation), purl: text(e.purl),
+      published: dateOnly(e.published),
+    };
+  }
+  const crypto = (e.cryptoProperties ?? {}) as JsonObject;
+  const details = Object.entries(crypto)
+    .filter(([key, value]) => key !== 'assetType' && key !== 'oid' && value && typeof value === 'object')
+    .flatMap(([, value]) => Object.entries(value as JsonObject).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v)}`));
+  const properties = Array.isArray(e.properties) ? (e.properties as JsonObject[]) : [];
+  const counted = properties.find((p) => p.name === 'posture:occurrences' || p.name === 'posture:observed-count');
+  return { name: text(e.name), bom_ref: text(e['bom-ref']), details: details.join('; ') || null, oid: text(crypto.oid), occurrences: counted ? Number(counted.value) : null };
+}
+
+/** Most important first: the nearest deadline and most occurrences (pqc), the highest score and a known fix (composition). */
+function importance(type: string): ((a: Record<string, Cell>, b: Record<string, Cell>) => number) | null {
+  if (type === 'pqc-inventory') {
+    return (a, b) => String(a.deadline ?? '9999').localeCompare(String(b.deadline ?? '9999')) || Number(b.occurrences ?? 0) - Number(a.occurrences ?? 0);
+  }
+  if (type === 'composition') return (a, b) => Number(b.score ?? -1) - Number(a.score ?? -1) || Number(Boolean(b.fix_version)) - Number(Boolean(a.fix_version));
+  return null;
+}
+
+/** The headline figures of a report type, labelled for people. */
+function figuresOf(type: string, headline: JsonObject, sectionTotals: Map<string, number>): Figure[] {
+  const changes = headline.changes as JsonObject | undefined;
+  const changeDetail = (section: string) => {
+    const added = Number((changes?.new as JsonObject | undefined)?.[section] ?? 0);
+    const gone = Number((changes?.gone as JsonObject | undefined)?.[section] ?? 0);
+    return changes?.previous_report_id ? `${added} new, ${gone} gone since the previous survey` : 'first survey of this subject';
+  };
+  const total = [...sectionTotals.values()].reduce((a, b) => a + b, 0);
+  if (type === 'pqc-inventory') {
+    const cnsa2 = (headline.cnsa2 ?? {}) as JsonObject;
+    return [
+      { label: 'Cryptographic findings', value: total },
+      { label: 'Red', value: sectionTotals.get('red') ?? 0, detail: changeDetail('red') },
+      { label: 'Yellow', value: sectionTotals.get('yellow') ?? 0, detail: changeDetail('yellow') },
+      { label: 'CNSA 2.0 approved', value: Number(cnsa2.approved ?? 0), detail: `${Number(cnsa2.not_approved ?? 0)} not approved` },
+      { label: 'Nearest deadline', value: text(headline.nearest_deadline) ?? 'none', detail: `${Number(headline.overdue ?? 0)} past their deadline` },
+    ];
+  }
+  if (type === 'composition') {
+    return [
+      { label: 'Components', value: Number(headline.components ?? 0) },
+      { label: 'Vulnerable components', value: Number(headline.vulnerable_components ?? 0), detail: `${Number(headline.fixable ?? 0)} with a fix version` },
+      { label: 'Advisories', value: Number(headline.advisories ?? 0) },
+      { label: 'Critical', value: sectionTotals.get('critical') ?? 0, detail: changeDetail('critical') },
+      { label: 'High', value: sectionTotals.get('high') ?? 0, detail: changeDetail('high') },
+    ];
+  }
+  return [{ label: 'Cryptographic assets', value: total }, ...[...sectionTotals].map(([name, value]) => ({ label: LOOKS.cbom?.[name]?.title ?? name, value }))];
+}
+
+export function reportModel(context: ReportContext): RenderModel {
+  const { report } = context;
+  const type = report.type;
+  const listed = ((report.summary.sections ?? []) as JsonObject[]).filter((s) => s.kind === 'list');
+  const order = importance(type);
+  const sections: SectionModel[] = listed.map((s) => {
+    const name = String(s.name);
+    const look = LOOKS[type]?.[name] ?? { title: name, description: '', color: GREY };
+    const rows = (context.entries.get(name) ?? []).map((e) => rowOf(type, e));
+    if (order) rows.sort(order);
+    return { name, ...look, total: rows.length, columns: COLUMNS[type] ?? [], rows };
+  });
+  const totals = new Map(sections.map((s) => [s.name, s.total]));
+  const bars: ChartBar[] = sections.map((s) => ({ label: s.name, value: s.total, color: s.color }));
+  return {
+    reportId: report.id, reportType: type, title: TITLES[type] ?? type,
+    project: context.project, subject: report.subject, survey: context.survey, producedAt: report.producedAt,
+    figures: figuresOf(type, (report.summary.headline ?? {}) as JsonObject, totals),
+    chart: { title: type === 'composition' ? 'Advisories per severity' : type === 'cbom' ? 'Assets per type' : 'Findings per section', bars },
+    sections, notes: NOTES[type] ?? [],
+  };
+}

@@ -1,0 +1,234 @@
+// The section rows of the XLSX, written as sheet XML and streamed into the package with fflate,
+// not held as exceljs cells: exceljs keeps every cell as objects and builds each sheet's XML whole,
+// which for 20,000 entries (140,000 cells) peaked at about 110 MB of JS heap (19 MB of it the model)
+// and failed under a 96 MB heap cap; streamed, the peak is about 30 MB. exceljs still writes all the
+// rest (Summary, styles, headers, panes, filters); the rows take each column's style from the `<col>`
+// elements it wrote, and their texts join its shared strings (exceljs decodes `_xHHHH_` only there).
+import { Zip, ZipDeflate, strFromU8, unzipSync } from 'fflate';
+import { numericValue, parseIsoDate } from './cells';
+import type { Cell, Column, SectionModel } from './model';
+
+/** A section sheet of the package: its part name, the section whose rows it receives, the width of each wrapping column. */
+export interface SectionSheet {
+  path: string;
+  section: SectionModel;
+  wrapWidths: (number | null)[];
+}
+
+/** Excel refuses longer cell texts. */
+const MAX_CELL_TEXT = 32_767;
+/** XML text is converted to bytes and compressed in pieces of about this many characters. */
+const CHUNK_CHARS = 256 * 1024;
+const MS_PER_DAY = 86_400_000;
+/** The height in points of a line of 11 pt Calibri, and the most lines a row grows to. */
+const LINE_HEIGHT = 15;
+const MAX_LINES = 12;
+/** 1970-01-01 as an Excel serial day (1900 date system). */
+const UNIX_EPOCH_SERIAL = 25_569;
+
+/** The package with every section sheet's rows added after its header row. */
+export function withSectionRows(skeleton: Uint8Array, sheets: SectionSheet[]): Uint8Array {
+  const sheetByPath = new Map(sheets.map((sheet) => [sheet.path, sheet]));
+  const chunks: Uint8Array[] = [];
+  let failure: Error | null = null;
+  const zip = new Zip((error, chunk) => {
+    if (error) failure = error;
+    else chunks.push(chunk);
+  });
+  const sink = new TextSink();
+  const add = (path: string) => {
+    const entry = new ZipDeflate(path, { level: 6 });
+    zip.add(entry);
+    return entry;
+  };
+
+  const parts = unzipSync(skeleton);
+  const sharedStrings = parts[SHARED_STRINGS];
+  if (!sharedStrings) throw new Error('workbook without shared strings');
+  const strings = new SharedStrings(strFromU8(sharedStrings));
+  for (const [path, data] of Object.entries(parts)) {
+    // Folder entries: readers need none. The shared strings go last, once every row has added its own.
+    if (path.endsWith('/') || path === SHARED_STRINGS) continue;
+    const sheet = sheetByPath.get(path);
+    if (sheet) writeSheet(sink.into(add(path)), strFromU8(data), sheet, strings);
+    else add(path).push(data, true);
+  }
+  strings.write(sink.into(add(SHARED_STRINGS)));
+  zip.end();
+  if (failure) throw failure;
+  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+const SHARED_STRINGS = 'xl/sharedStrings.xml';
+
+/** Appends text to a zip entry; `final` ends the entry. */
+type WriteText = (text: string, final?: boolean) => void;
+
+/**
+ * Encodes text for zip entries through one reused buffer: fflate copies what it is pushed, so the
+ * tens of megabytes of sheet XML never exist as encoded arrays waiting for the collector.
+ */
+class TextSink {
+  private readonly buffer = new Uint8Array(64 * 1024);
+  private readonly encoder = new TextEncoder();
+
+  into(entry: ZipDeflate): WriteText {
+    return (text, final = false) => {
+      let rest = text;
+      do {
+        const { read, written } = this.encoder.encodeInto(rest, this.buffer);
+        rest = rest.slice(read);
+        entry.push(this.buffer.subarray(0, written), final && rest.length === 0);
+      } while (rest.length > 0);
+    };
+  }
+}
+
+/** exceljs's shared string table, and the texts of the rows appended to it. */
+class SharedStrings {
+  private readonly added = new Map<string, number>();
+  private references = 0;
+  private readonly head: string;
+  private readonly tail: string;
+  private readonly count: number;
+  private readonly uniqueCount: number;
+
+  constructor(xml: string) {
+    const open = /<sst\b[^>]*>/.exec(xml);
+    const end = xml.lastIndexOf('</sst>');
+    if (!open || end < 0) throw new Error('unexpected shared strings part');
+    this.count = Number(/\bcount="(\d+)"/.exec(open[0])?.[1] ?? 0);
+    this.uniqueCount = Number(/\buniqueCount="(\d+)"/.exec(open[0])?.[1] ?? 0);
+    this.head = xml.slice(0, end);
+    this.tail = xml.slice(end);
+  }
+
+  /** The index of the text in the table. */
+  indexOf(text: string): number {
+    this.references++;
+    let index = this.added.get(text);
+    if (index === undefined) {
+      index = this.uniqueCount + this.added.size;
+      this.added.set(text, index);
+    }
+    return index;
+  }
+
+  write(write: WriteText): void {
+    const counts = `count="${this.count + this.references}" uniqueCount="${this.uniqueCount + this.added.size}"`;
+    write(this.head.replace(/\bcount="\d+" uniqueCount="\d+"/, counts));
+    let part = '';
+    for (const text of this.added.keys()) {
+      const escaped = escapeXml(excelText(text));
+      // Without xml:space="preserve" readers drop leading and trailing spaces and line breaks.
+      part += /^\s|\s$|\n/.test(escaped) ? `<si><t xml:space="preserve">${escaped}</t></si>` : `<si><t>${escaped}</t></si>`;
+      if (part.length > CHUNK_CHARS) {
+        write(part);
+        part = '';
+      }
+    }
+    write(part + this.tail, true);
+  }
+}
+
+function writeSheet(write: WriteText, xml: string, { section, wrapWidths }: SectionSheet, strings: SharedStrings): void {
+  const end = xml.lastIndexOf('</sheetData>');
+  if (end < 0) throw new Error('section sheet without sheetData');
+  const letters = section.columns.map((_, index) => columnLetters(index));
+  const styles = columnStyles(xml, section.columns.length);
+  const lastRow = section.rows.length + 1;
+  write(xml.slice(0, end).replace(/<dimension ref="[^"]*"\/>/, `<dimension ref="A1:${letters.at(-1) ?? 'A'}${lastRow}"/>`));
+  let part = '';
+  section.rows.forEach((row, index) => {
+    const rowNumber = index + 2;
+    const lines = Math.max(1, ...section.columns.map((column, c) => wrappedLines(row[column.key], wrapWidths[c] ?? null)));
+    // Neither Excel nor LibreOffice grows a row to fit wrapped text on opening: give it the height.
+    part += lines > 1 ? `<row r="${rowNumber}" ht="${lines * LINE_HEIGHT}" customHeight="1">` : `<row r="${rowNumber}">`;
+    section.columns.forEach((column, c) => (part += cellXml(`${letters[c]}${rowNumber}`, styles[c]!, row[column.key], column, strings)));
+    part += '</row>';
+    if (part.length > CHUNK_CHARS) {
+      write(part);
+      part = '';
+    }
+  });
+  write(part + xml.slice(end), true);
+}
+
+/** The style id exceljs gave each column (`<col min="2" max="2" style="9" .../>`), '0' where none. */
+function columnStyles(xml: string, count: number): string[] {
+  const styles = new Array<string>(count).fill('0');
+  for (const [col] of xml.matchAll(/<col\b[^>]*\/>/g)) {
+    const min = Number(/\bmin="(\d+)"/.exec(col)?.[1]);
+    const max = Number(/\bmax="(\d+)"/.exec(col)?.[1]);
+    const style = /\bstyle="(\d+)"/.exec(col)?.[1];
+    if (style === undefined) continue;
+    for (let index = min; index <= max && index <= count; index++) styles[index - 1] = style;
+  }
+  return styles;
+}
+
+function cellXml(ref: string, style: string, value: Cell | undefined, column: Column, strings: SharedStrings): string {
+  if (value === null || value === undefined) return '';
+  let number: number | null = typeof value === 'number' && Number.isFinite(value) ? value : null;
+  if (column.kind === 'number') number = numericValue(value);
+  if (column.kind === 'date' && typeof value === 'string') {
+    const date = parseIsoDate(value);
+    if (date) number = excelSerial(date);
+  }
+  if (number !== null) return `<c r="${ref}" s="${style}"><v>${number}</v></c>`;
+  if (typeof value === 'number') return ''; // NaN or infinite: no value to show
+  return `<c r="${ref}" s="${style}" t="s"><v>${strings.indexOf(value)}</v></c>`;
+}
+
+// East Asian wide characters take about two columns of width.
+const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/g;
+
+/** About how many lines the cell's text takes wrapped in a column `width` characters wide (at most MAX_LINES). */
+function wrappedLines(value: Cell | undefined, width: number | null): number {
+  if (width === null || typeof value !== 'string') return 1;
+  // Prose fits a few more characters than the width (counted in digits), word wrapping wastes a few.
+  const perLine = Math.max(1, width);
+  let lines = 0;
+  for (const paragraph of value.split(/\r\n|\r|\n/)) lines += Math.max(1, Math.ceil((paragraph.length + (paragraph.match(WIDE)?.length ?? 0)) / perLine));
+  return Math.min(lines, MAX_LINES);
+}
+
+/** The date as an Excel serial day number (1900 date system, UTC), as exceljs writes dates. */
+function excelSerial(date: Date): number {
+  return UNIX_EPOCH_SERIAL + date.getTime() / MS_PER_DAY;
+}
+
+// Control characters are not allowed raw in XML (a lone CR would come back as LF, the others make
+// the file invalid); OOXML spells them `_xHHHH_`, which Excel, LibreOffice and exceljs decode. A
+// literal `_xHHHH_` in the text is escaped as `_x005F_xHHHH_`, or it would be decoded too.
+const NEEDS_ESCAPE = /_x[0-9a-f]{4}_|[\x00-\x08\x0b-\x1f\ufffe\uffff]/gi;
+
+/** A string as an XLSX cell text (before XML escaping): control characters escaped, cut to Excel's limit. */
+export function excelText(text: string): string {
+  let kept = text;
+  if (kept.length > MAX_CELL_TEXT) {
+    // Leave room for the ellipsis and never split a surrogate pair.
+    const end = MAX_CELL_TEXT - 1 - (/[\ud800-\udbff]/.test(kept[MAX_CELL_TEXT - 2] ?? '') ? 1 : 0);
+    kept = `${kept.slice(0, end)}…`;
+  }
+  return kept.replace(NEEDS_ESCAPE, (match) =>
+    match.length > 1 ? `_x005F_${match.slice(1)}` : `_x${match.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`,
+  );
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[&<>]/g, (char) => (char === '&' ? '&amp;' : char === '<' ? '&lt;' : '&gt;'));
+}
+
+/** 0 -> A, 25 -> Z, 26 -> AA. */
+function columnLetters(index: number): string {
+  let letters = '';
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
+}

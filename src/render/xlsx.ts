@@ -1,0 +1,165 @@
+// The XLSX rendering of a report: a Summary sheet, then one sheet per list section holding every
+// entry with real numbers and dates under a frozen, filterable header. exceljs writes the workbook
+// with the sections' header rows; their entries are streamed in after it (xlsx-rows.ts). Every
+// string is a string cell, so `=HYPERLINK(...)` and friends stay text: no formula is ever written.
+import ExcelJS from 'exceljs';
+import { hexColor, isWholeDay, numericValue, parseIsoDate, textColorOn } from './cells';
+import type { Cell, Column, RenderModel, SectionModel } from './model';
+import { excelText, withSectionRows, type SectionSheet } from './xlsx-rows';
+
+export { XLSX_TEMPLATE } from './templates';
+
+const MAX_COLUMN_WIDTH = 60;
+/** Columns at least this wide (in characters) wrap their text instead of running on. */
+const WRAP_FROM_WIDTH = 20;
+/** Excel's default font; fonts without a name fall back to a serif in LibreOffice. */
+const FONT = { name: 'Calibri', size: 11 };
+/** Printed (and converted to PDF) across the page width, as many pages down as it takes. */
+const PAGE_SETUP: Partial<ExcelJS.PageSetup> = { orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 };
+const DAY_FORMAT = 'yyyy-mm-dd';
+const TIME_FORMAT = 'yyyy-mm-dd hh:mm "UTC"';
+const HEADING_FILL: ExcelJS.Fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE8EAED' } };
+
+/** Renders the report as an XLSX workbook. */
+export async function renderXlsx(model: RenderModel): Promise<Uint8Array> {
+  const workbook = new ExcelJS.Workbook();
+  const produced = parseIsoDate(model.producedAt);
+  workbook.creator = 'posture-service';
+  workbook.title = excelText(model.title);
+  if (produced) workbook.created = workbook.modified = produced;
+
+  const sheetNames = uniqueSheetNames(model.sections);
+  writeSummary(workbook.addWorksheet('Summary'), model, produced, sheetNames);
+  const sheets = model.sections.map((section, index) => addSectionSheet(workbook, sheetNames[index]!, section));
+
+  const skeleton = await workbook.xlsx.writeBuffer();
+  return withSectionRows(new Uint8Array(skeleton as ArrayBuffer), sheets);
+}
+
+function writeSummary(sheet: ExcelJS.Worksheet, model: RenderModel, produced: Date | null, sheetNames: string[]): void {
+  sheet.views = [{ showGridLines: false }];
+  sheet.pageSetup = { ...PAGE_SETUP };
+  sheet.columns = [28, 44, 14, 64].map((width) => ({ width, style: { font: FONT } }));
+  const add = (values: ExcelJS.CellValue[]) => sheet.addRow(values);
+  const heading = (text: string) => {
+    add([]);
+    add([excelText(text)]).font = { ...FONT, bold: true, size: 13 };
+  };
+  const tableHeader = (values: string[]) => {
+    const row = add(values);
+    row.font = { ...FONT, bold: true };
+    values.forEach((_, index) => (row.getCell(index + 1).fill = HEADING_FILL));
+  };
+
+  add([excelText(model.title)]).font = { ...FONT, bold: true, size: 16 };
+  add([]);
+  const details: [string, ExcelJS.CellValue][] = [
+    ['Project', excelText(model.project.name)],
+    ['Subject', excelText(model.subject)],
+    ['Survey', model.survey.tag === null ? null : excelText(model.survey.tag)],
+    ['Survey type', model.survey.type === null ? null : excelText(model.survey.type)],
+    ['Produced', produced ?? excelText(model.producedAt)],
+    ['Report', excelText(model.reportId)],
+    ['Report type', excelText(model.reportType)],
+  ];
+  for (const [label, value] of details) {
+    const row = add([label, value]);
+    row.getCell(1).font = { ...FONT, bold: true };
+    row.getCell(2).alignment = { horizontal: 'left' };
+    if (value instanceof Date) row.getCell(2).numFmt = TIME_FORMAT;
+  }
+
+  heading('Headline figures');
+  tableHeader(['Figure', 'Value', 'Detail']);
+  for (const figure of model.figures) {
+    const value = figureValue(figure.value);
+    const row = add([excelText(figure.label), value, excelText(figure.detail ?? '')]);
+    if (value instanceof Date) row.getCell(2).numFmt = DAY_FORMAT;
+    row.getCell(2).alignment = { horizontal: 'left' };
+  }
+
+  heading(model.chart.title);
+  tableHeader(['Label', 'Value']);
+  for (const bar of model.chart.bars) add([excelText(bar.label), bar.value]).getCell(2).alignment = { horizontal: 'left' };
+
+  heading('Sheets');
+  tableHeader(['Sheet', 'Section', 'Entries', 'What it means']);
+  model.sections.forEach((section, index) => {
+    const row = add([sheetNames[index]!, excelText(section.title), section.total, excelText(section.description)]);
+    row.getCell(3).alignment = { horizontal: 'left' };
+    row.getCell(4).alignment = { wrapText: true, vertical: 'top' };
+  });
+
+  if (model.notes.length > 0) {
+    heading('Notes');
+    // Column A is narrow: the note runs on over the empty cells beside it, as in a text.
+    for (const note of model.notes) add([excelText(note)]);
+  }
+}
+
+/** The section's sheet without its entries: columns and their styles, header, pane, filter. */
+function addSectionSheet(workbook: ExcelJS.Workbook, name: string, section: SectionModel): SectionSheet {
+  const color = hexColor(section.color);
+  const sheet = workbook.addWorksheet(name, {
+    properties: { tabColor: { argb: `FF${color}` } },
+    views: [{ state: 'frozen', ySplit: 1 }],
+    pageSetup: { ...PAGE_SETUP, printTitlesRow: '1:1' },
+  });
+  const widths = section.columns.map((column) => Math.min(Math.max(column.width, column.header.length + 4), MAX_COLUMN_WIDTH));
+  const wraps = section.columns.map((column, index) => column.kind === 'text' && widths[index]! >= WRAP_FROM_WIDTH);
+  sheet.columns = section.columns.map((column, index) => {
+    const style: Partial<ExcelJS.Style> = { font: FONT, alignment: { vertical: 'top', wrapText: wraps[index] } };
+    if (column.kind === 'date') style.numFmt = hasTimeOfDay(section.rows, column) ? TIME_FORMAT : DAY_FORMAT;
+    return { header: excelText(column.header), key: column.key, width: widths[index], style };
+  });
+
+  const header = sheet.getRow(1);
+  header.font = { ...FONT, bold: true, color: { argb: `FF${textColorOn(color)}` } };
+  header.alignment = { vertical: 'middle' };
+  section.columns.forEach((_, index) => {
+    header.getCell(index + 1).fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: `FF${color}` } };
+  });
+  if (section.columns.length > 0) sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: section.rows.length + 1, column: section.columns.length } };
+  return { path: `xl/worksheets/sheet${sheet.id}.xml`, section, wrapWidths: widths.map((width, index) => (wraps[index] ? width : null)) };
+}
+
+/** A headline figure's value: a number or a date when it is one, else its text. */
+function figureValue(value: number | string): ExcelJS.CellValue {
+  return numericValue(value) ?? parseIsoDate(String(value)) ?? excelText(String(value));
+}
+
+/** Whether any of the column's dates has a time of day (then the column shows times too). */
+function hasTimeOfDay(rows: Record<string, Cell>[], column: Column): boolean {
+  return rows.some((row) => {
+    const value = row[column.key];
+    const date = typeof value === 'string' ? parseIsoDate(value) : null;
+    return date !== null && !isWholeDay(date);
+  });
+}
+
+/** Sheet names for the sections: Excel's rules (31 characters, no `[]:*?/\`, unique ignoring case). */
+function uniqueSheetNames(sections: SectionModel[]): string[] {
+  // `History` is reserved by Excel.
+  const taken = new Set(['summary', 'history']);
+  return sections.map((section) => {
+    // `Red: quantum-vulnerable or broken` -> `Red`: the part before a colon is the section's name.
+    const wanted = sheetName(section.title.split(':')[0] ?? '') || sheetName(section.name) || 'Section';
+    let name = wanted;
+    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${truncateWords(wanted, 31 - ` (${n})`.length)} (${n})`;
+    taken.add(name.toLowerCase());
+    return name;
+  });
+}
+
+function sheetName(text: string): string {
+  // A sheet name may not start or end with an apostrophe either.
+  const cleaned = text.replace(/[\x00-\x1f[\]:*?/\\]/g, ' ').replace(/\s+/g, ' ').trim();
+  return truncateWords(cleaned, 31).replace(/^'+|'+$/g, '');
+}
+
+function truncateWords(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max).replace(/[\ud800-\udbff]$/, ''); // never half a surrogate pair
+  const space = cut.lastIndexOf(' ');
+  return (space > max / 2 ? cut.slice(0, space) : cut).trim();
+}
