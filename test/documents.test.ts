@@ -1,7 +1,7 @@
 // Rendered report documents (issue 9; spec 4.9 rule 4, 4.10 export, provenance, stale projections):
 // the render jobs a finished report starts, the five documents read back with real parsers, render
 // again, and stale projections — through the API, the real render queue and R2.
-import { runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
@@ -12,8 +12,8 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { projectStub } from '../src/project/client';
 import { api, expectError, json } from './helpers';
 import { addPerson } from './people';
-import { dataTenant } from './data-plane';
-import { analysed, buildReports, getJob, P } from './pipeline';
+import { dataTenant, readEvents } from './data-plane';
+import { analysed, buildReports, deliver, getJob, P } from './pipeline';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 const FORMATS = ['pdf', 'xlsx', 'pptx', 'html', 'csv'];
@@ -113,6 +113,57 @@ describe('render jobs (spec 4.9 rule 4)', () => {
     await expectError(await render('not-a-uuid'), 400, 'invalid_parameter');
     const viewer = await addPerson(t, 'Viewer');
     await expectError(await render(pqc, viewer.token), 403, 'permission_denied');
+  });
+});
+
+/**
+ * A render job whose queue message never arrived (lost with a restart): the rows the project object
+ * writes before sending, and no message. `attempts` starts the job as if that many deliveries began.
+ */
+async function lostRender(reportId: string, format: string, attempts = 0): Promise<string> {
+  const jobId = crypto.randomUUID();
+  await runInDurableObject(projectStub(env, t.projectId), (_i, state) => {
+    const now = new Date().toISOString();
+    state.storage.sql.exec(
+      `INSERT INTO jobs (id, type, status, progress, message, created_at, metadata, parent_id, step_type, step_label, seq, updated_at)
+       VALUES (?, 'REPORT', 'PENDING', 0, NULL, ?, ?, ?, 'REPORT', ?, 1, ?)`,
+      jobId, now, JSON.stringify({ report_id: reportId, report_type: 'pqc-inventory', format }), reportId, `render:${format}`, now);
+    state.storage.sql.exec('INSERT INTO render_work (job_id, report_id, format, attempts, expires_at) VALUES (?, ?, ?, ?, ?)', jobId, reportId, format, attempts, 0);
+  });
+  return jobId;
+}
+
+describe('render jobs survive faults', () => {
+  it('render jobs appear on the job stream', async () => {
+    const res = await api(`${P(t.projectId)}/v1/job/stream`, { token: t.token, headers: { accept: 'text/event-stream' } });
+    const reading = readEvents(res, (e) => e.updates.some((u) => u.step_label === 'render:csv' && u.status === 'COMPLETED'), 20_000);
+    expect((await api(`${P(t.projectId)}/v1/report/${pqc}/render`, { token: t.token, method: 'POST' })).status).toBe(202);
+    const events = await reading;
+    const csv = events.updates.filter((u) => u.step_label === 'render:csv');
+    expect(csv.map((u) => u.status)).toEqual(expect.arrayContaining(['PENDING', 'RUNNING', 'COMPLETED']));
+    expect(csv[0]).toMatchObject({ type: 'REPORT', step_type: 'REPORT', parent_id: pqc });
+  });
+
+  it('a render whose message was lost is sent again by the alarm and completes', async () => {
+    const jobId = await lostRender(pqc, 'html');
+    await runDurableObjectAlarm(projectStub(env, t.projectId));
+    await vi.waitFor(async () => expect((await getJob(t, jobId)).status).toBe('COMPLETED'), { timeout: 20_000, interval: 100 });
+    const provenance = await json(await api(`${P(t.projectId)}/v1/report/${pqc}/export/html/provenance`, { token: t.token }));
+    expect(provenance.render_job_id).toBe(jobId);
+  });
+
+  it('a render started too often fails as interrupted; the dead-letter queue fails one that ran out of retries', async () => {
+    const tired = await lostRender(pqc, 'csv', 4);
+    const delivered = await deliver({ projectId: t.projectId, reportId: pqc, jobId: tired, format: 'csv' }, { queue: 'posture-render' });
+    expect(delivered.result.explicitAcks).toEqual([delivered.id]);
+    expect(await getJob(t, tired)).toMatchObject({ status: 'FAILED', failure_class: 'interrupted' });
+
+    const dead = await lostRender(pqc, 'pdf');
+    const dlq = await deliver({ projectId: t.projectId, reportId: pqc, jobId: dead, format: 'pdf' }, { queue: 'posture-render-dlq' });
+    expect(dlq.result.explicitAcks).toEqual([dlq.id]);
+    expect(await getJob(t, dead)).toMatchObject({ status: 'FAILED', failure_class: 'internal' });
+    // Failed renders leave the documents already held in place.
+    expect((await exportOf(t, pqc, 'pdf')).status).toBe(200);
   });
 });
 
