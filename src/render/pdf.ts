@@ -558,8 +558,9 @@ class Layout {
     const firstRow = shown[0] ? table.rowHeight(table.cells(shown[0])) : 14;
 
     // Each section starts on a fresh page after the summary, later ones where there is room for a start.
-    if (this.pages.length === 1 || this.y + headingHeight + table.headerHeight + firstRow > BODY_BOTTOM) this.newPage();
-    else this.y += 18;
+    const gap = 18;
+    if (this.pages.length === 1 || this.y + gap + headingHeight + table.headerHeight + firstRow > BODY_BOTTOM) this.newPage();
+    else this.y += gap;
     this.contents.push({ title: section.title, detail: count, color, page: this.pageNumber });
 
     this.rect(MARGIN, this.y, 4, headingHeight - 8, color);

@@ -75,13 +75,13 @@ const col = (key: string, header: string, width: number, kind: Column['kind'] = 
 
 const COLUMNS: Record<string, Column[]> = {
   'pqc-inventory': [
-    col('name', 'Name', 26), col('primitive', 'Primitive', 12), col('where', 'Where', 30), col('explanation', 'Explanation', 60),
-    col('replacement', 'Move to', 24), col('deadline', 'Deadline', 11, 'date'), col('cnsa2', 'CNSA 2.0', 16), col('occurrences', 'Occurrences', 11, 'number'),
+    col('name', 'Name', 26), col('primitive', 'Primitive', 12), col('where', 'Where', 30), col('explanation', 'Explanation', 56),
+    col('replacement', 'Move to', 24), col('deadline', 'Deadline', 14, 'date'), col('cnsa2', 'CNSA 2.0', 16), col('occurrences', 'Occurrences', 11, 'number'),
   ],
   composition: [
-    col('component', 'Component', 26), col('version', 'Installed', 12), col('advisory', 'Advisory', 20), col('aliases', 'Also known as', 18),
-    col('score', 'Score', 7, 'number'), col('fix_version', 'Fix version', 12), col('summary', 'Summary', 50), col('purl', 'Package URL', 36),
-    col('published', 'Published', 11, 'date'),
+    col('component', 'Component', 26), col('version', 'Installed', 12), col('advisory', 'Advisory', 26), col('aliases', 'Also known as', 18),
+    col('score', 'Score', 7, 'number'), col('fix_version', 'Fix version', 12), col('summary', 'Summary', 50), col('purl', 'Package URL', 32),
+    col('published', 'Published', 14, 'date'),
   ],
   cbom: [
     col('name', 'Name', 30), col('bom_ref', 'bom-ref', 26), col('details', 'Details', 44), col('oid', 'OID', 22), col('occurrences', 'Occurrences', 11, 'number'),
