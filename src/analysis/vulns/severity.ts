@@ -1,6 +1,7 @@
 // How severe an advisory is: its CVSS vector scored with ae-cvss-calculator, else the label the record
 // gives itself.
 import * as cvssModule from 'ae-cvss-calculator';
+import { memoized } from '../../lib/memo';
 import type { OsvAffected, OsvRecord, OsvSeverity, SeverityLabel } from './osv-types';
 
 // A CommonJS bundle: Vite (workerd) hands its classes over under `default`, Node's CommonJS loader as
@@ -31,20 +32,13 @@ const ratingOfV2 = (score: number): SeverityLabel => (score >= 7 ? 'high' : rati
 
 // Scoring a v4 vector takes about 0.3 ms and a survey meets the same few vectors again and again
 // (every vulnerable component of a package, every survey of a subject): remember them, boundedly.
-const SCORED_VECTORS = 10_000;
-const scored = new Map<string, number | null>();
+const scoreOfVector = memoized((key: string) => {
+  const bar = key.indexOf('|');
+  return calculateBaseScore({ type: key.slice(0, bar), score: key.slice(bar + 1) });
+}, 10_000);
 
 /** The base score of a vector, or null when the calculator cannot read it whole. */
-function baseScore(entry: OsvSeverity): number | null {
-  const key = `${entry.type}|${entry.score.trim()}`;
-  let score = scored.get(key);
-  if (score === undefined) {
-    if (scored.size >= SCORED_VECTORS) scored.clear();
-    score = calculateBaseScore(entry);
-    scored.set(key, score);
-  }
-  return score;
-}
+const baseScore = (entry: OsvSeverity): number | null => scoreOfVector(`${entry.type}|${entry.score.trim()}`);
 
 function calculateBaseScore(entry: OsvSeverity): number | null {
   const vector = entry.score.trim();

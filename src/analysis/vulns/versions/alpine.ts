@@ -3,7 +3,7 @@
 // OSV's Alpine ranges are evaluated that way: a version that does not fit is "invalid", two invalid
 // versions compare as text, and what is left after `-rN` only loses against nothing left.
 import { compareDigits, compareStrings } from './digits';
-import { memoized } from './memo';
+import { memoized } from '../../../lib/memo';
 
 // Suffix weights: alpha < beta < pre < rc < (none) < cvs < svn < git < hg < p.
 const SUFFIXES = ['alpha', 'beta', 'pre', 'rc', '', 'cvs', 'svn', 'git', 'hg', 'p'];

@@ -3,7 +3,7 @@
 // a flat list of tokens, each remembering whether a `.` or a `-` came before it. A flat list (rather than
 // ComparableVersion's nested lists) is what OSV orders by, and it passes all of Maven's generated vectors.
 import { compareDigits, isDigits } from './digits';
-import { memoized } from './memo';
+import { memoized } from '../../../lib/memo';
 
 interface Token {
   /** `''` for the first token, else the separator before it: `.` or `-` (a digit/letter switch counts as `-`). */
