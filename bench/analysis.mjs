@@ -3,33 +3,41 @@
 // starter OSV set at about 5%, and a synthetic 2,000-asset CBOM; beside the floor measured in the same
 // runtime (JSON.parse of the same file plus one bulk insert of its rows into the project's SQLite).
 // Then the latency of report reads on the 20,000-component report beside the bare route, and (unless
-// BIG=0) a 200 MB SBOM analysed while the workerd processes' memory is sampled.
+// BIG=0) a 200 MB SBOM analysed while the Worker isolate's V8 heap is sampled over the DevTools protocol.
+// ONLY=<regex> runs the bundles whose path matches; BIG_ONLY=1 (or ONLY='^$') runs the 200 MB SBOM alone.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchService, cli, createPass, generateSbom, until } from './harness.mjs';
+import { benchService, cli, createPass, generateSbom, heapAfterGc, inspectWorker, until } from './harness.mjs';
 import { readDevVars, root } from '../scripts/local.mjs';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8795);
-const READS = Number(process.env.READS ?? 200);
-const BIG = process.env.BIG !== '0';
+// Three reads of READS each stay under the rate limit (600 a minute per sign-in) with the survey polls beside them.
+const READS = Number(process.env.READS ?? 150);
+const BIG_ONLY = process.env.BIG_ONLY === '1';
+const BIG = BIG_ONLY || process.env.BIG !== '0';
+const INSPECTOR_PORT = Number(process.env.INSPECTOR_PORT ?? PORT + 100);
 
-const service = await benchService(PORT, 'analysis');
+const service = await benchService(PORT, 'analysis', { inspectorPort: BIG ? INSPECTOR_PORT : null });
 try {
   execFileSync(process.execPath, [join(root, 'scripts/vulndb-import.mjs'), join(root, 'vulndb/starter'), '--persist-to', join(service.work, 'state'), '--quiet'], { stdio: 'inherit' });
   const pass = await createPass(service.P, service.session);
   const headers = { authorization: `Bearer ${service.session}` };
   const getJob = async (id) => (await fetch(`${service.P}/v1/job/${id}`, { headers })).json();
 
-  const files = [
+  // Each bundle and, for the synthetic ones, how it is made (only when selected).
+  const bundles = [
     ...listJson(join(root, 'test/fixtures/sbom')), ...listJson(join(root, 'test/fixtures/cbom')),
-    await syntheticSbom(join(service.work, 'synthetic-20000.cdx.json'), 20_000),
-    syntheticCbom(join(service.work, 'synthetic-2000-assets.cbom.json'), 2_000),
-  ];
+  ].map((file) => ({ file, make: async () => file }));
+  const sbom20k = join(service.work, 'synthetic-20000.cdx.json');
+  const cbom2k = join(service.work, 'synthetic-2000-assets.cbom.json');
+  bundles.push({ file: sbom20k, make: () => syntheticSbom(sbom20k, 20_000) }, { file: cbom2k, make: async () => syntheticCbom(cbom2k, 2_000) });
   const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null; // ONLY=synthetic runs a subset
+  const selected = BIG_ONLY ? [] : bundles.filter((b) => !only || only.test(b.file));
   const rows = [];
   let big20k = null;
-  for (const file of files.filter((f) => !only || only.test(f))) {
+  for (const bundle of selected) {
+    const file = await bundle.make();
     const { surveyId } = await cli(['upload', file, '--api', service.base, '--project', service.projectId, '--target', `bench-${rows.length}`, '--wait', '--timeout', '600'], pass);
     const job = await until(async () => { const j = await getJob(surveyId); return ['COMPLETED', 'FAILED'].includes(j.status) && j; }, 'the survey did not finish', 600_000);
     const upload = job.steps.find((s) => s.step_type === 'UPLOAD');
@@ -42,7 +50,7 @@ try {
   }
   printRuns(rows);
   if (big20k) await printReads(service, headers, big20k);
-  if (BIG) await bigSbom(service, pass, getJob);
+  if (BIG) await bigSbom(service, pass);
 } finally {
   await service.stop();
 }
@@ -116,6 +124,7 @@ async function analysisFloor(svc, file) {
 }
 
 function printRuns(rows) {
+  if (!rows.length) return;
   console.log('\nbench:analysis: from upload complete to survey COMPLETED (analysis, findings, three reports), server timestamps\n');
   console.log('| bundle | status | items | end to end ms | ms per item | floor ms | x floor |');
   console.log('|---|---|---|---|---|---|---|');
@@ -124,6 +133,7 @@ function printRuns(rows) {
     console.log(`| ${r.file} | ${r.status} | ${r.items} | ${r.ms} | ${per} | ${r.floorMs.toFixed(1)} | ${(r.ms / Math.max(1, r.floorMs)).toFixed(1)} |`);
   }
   const large = rows.filter((r) => r.items >= 1000);
+  if (!large.length) return;
   console.log('\nsteps of bundles with 1,000+ items (ms after upload complete):');
   for (const r of large) console.log(`- ${r.file}: ${r.steps}`);
   const perItem = large.map((r) => r.ms / r.items);
@@ -164,24 +174,117 @@ async function printReads(svc, headers, job) {
   }
 }
 
-function workerdRss() {
+/** Resident memory of the workerd processes under this bench's wrangler (the whole process: SQLite page cache, local R2, ...). */
+function workerdRss(rootPid) {
   try {
-    return execFileSync('ps', ['-C', 'workerd', '-o', 'rss='], { encoding: 'utf8' }).split('\n').filter(Boolean).reduce((s, kb) => s + Number(kb) * 1024, 0);
+    const procs = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss=,comm='], { encoding: 'utf8' }).split('\n').filter(Boolean)
+      .map((line) => line.trim().split(/\s+/)).map(([pid, ppid, rss, comm]) => ({ pid: Number(pid), ppid: Number(ppid), rss: Number(rss) * 1024, comm }));
+    const ours = new Set([rootPid]);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const p of procs) if (ours.has(p.ppid) && !ours.has(p.pid)) grew = ours.add(p.pid);
+    }
+    return procs.filter((p) => ours.has(p.pid) && p.comm === 'workerd').reduce((sum, p) => sum + p.rss, 0);
   } catch {
     return 0;
   }
 }
 
-async function bigSbom(svc, pass, getJob) {
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Samples the isolate's heap every `everyMs` (one question at a time) until `stop()`. The inspector answers
+ * between the isolate's turns only, so a turn that runs long without yielding shows as a stall: its heap is
+ * seen on either side of it, not during it.
+ */
+function sampleHeap(inspector, everyMs = 500, stallMs = 5_000) {
+  const stats = { series: [], peakUsed: 0, peakTotal: 0, peakBacking: 0, peakSum: 0, stalls: [], errors: 0 };
+  const t0 = performance.now();
+  let stopped = false;
+  let lastAnswer = t0;
+  const loop = (async () => {
+    while (!stopped) {
+      const asked = performance.now();
+      try {
+        const h = await inspector.call('Runtime.getHeapUsage', {}, { timeoutMs: 600_000 });
+        const now = performance.now();
+        const backing = h.backingStorageSize ?? 0;
+        if (now - lastAnswer > stallMs) stats.stalls.push({ from: lastAnswer - t0, to: now - t0, used: h.usedSize, total: h.totalSize, backing });
+        lastAnswer = now;
+        stats.series.push({ t: now - t0, used: h.usedSize, total: h.totalSize, backing, waitMs: now - asked });
+        stats.peakUsed = Math.max(stats.peakUsed, h.usedSize);
+        stats.peakTotal = Math.max(stats.peakTotal, h.totalSize);
+        stats.peakBacking = Math.max(stats.peakBacking, backing);
+        stats.peakSum = Math.max(stats.peakSum, h.usedSize + backing);
+      } catch (error) {
+        stats.errors++;
+        stats.lastError = error.message;
+        if (/closed/.test(error.message)) return;
+      }
+      await sleep(Math.max(0, everyMs - (performance.now() - asked)));
+    }
+  })();
+  return { async stop() { stopped = true; await loop; return stats; } };
+}
+
+/** HEAP_LOG=<file>: every heap answer of the big run as CSV. */
+function writeHeapLog(series) {
+  if (!process.env.HEAP_LOG) return;
+  writeFileSync(process.env.HEAP_LOG, `t_s,used_bytes,total_bytes,backing_bytes,wait_ms\n${series.map((x) => `${(x.t / 1000).toFixed(2)},${x.used},${x.total},${x.backing},${x.waitMs.toFixed(0)}`).join('\n')}\n`);
+}
+
+async function bigSbom(svc, pass) {
   const file = await generateSbom(join(svc.work, 'big.cdx.json'), 1_500_000, 'big-sbom');
   const size = statSync(file).size;
-  const base = workerdRss();
-  let peak = base;
-  const timer = setInterval(() => (peak = Math.max(peak, workerdRss())), 200);
-  const started = performance.now();
-  const { surveyId } = await cli(['upload', file, '--api', svc.base, '--project', svc.projectId, '--wait', '--timeout', '3600'], pass);
-  const job = await until(async () => { const j = await getJob(surveyId); return ['COMPLETED', 'FAILED'].includes(j.status) && j; }, 'the big survey did not finish', 3_600_000, 1000);
-  clearInterval(timer);
-  const mib = (b) => (b / 2 ** 20).toFixed(0);
-  console.log(`\n${(size / 1e6).toFixed(0)} MB SBOM (1,500,000 components): survey ${job.status} in ${((performance.now() - started) / 1000).toFixed(0)} s; workerd RSS ${mib(base)} MiB before, ${mib(peak)} MiB at peak (+${mib(peak - base)} MiB)`);
+  const inspector = await inspectWorker(INSPECTOR_PORT, 'posture-service');
+  try {
+    const before = await heapAfterGc(svc, inspector);
+    const rssBase = workerdRss(svc.server.pid);
+    let rssPeak = rssBase;
+    const timer = setInterval(() => (rssPeak = Math.max(rssPeak, workerdRss(svc.server.pid))), 500);
+    const startedAt = Date.now();
+    const sampler = sampleHeap(inspector, 500);
+    let job;
+    let heap;
+    try {
+      // Without --wait: the survey's state is polled here (the CLI follows its event stream).
+      const { surveyId } = await cli(['upload', file, '--api', svc.base, '--project', svc.projectId], pass);
+      // A poll left unanswered (the Worker reloaded, say) is given up after two minutes, not undici's five.
+      const poll = async () => (await fetch(`${svc.P}/v1/job/${surveyId}`, { headers: { authorization: `Bearer ${svc.session}` }, signal: AbortSignal.timeout(120_000) })).json();
+      job = await until(async () => {
+        const j = await poll().catch((error) => (console.error(`polling the big survey: ${error.cause?.code ?? error.name}`), {}));
+        return ['COMPLETED', 'FAILED'].includes(j.status) && j;
+      }, 'the big survey did not finish', 3_600_000, 1000);
+    } finally {
+      clearInterval(timer);
+      heap = await sampler.stop();
+      writeHeapLog(heap.series);
+    }
+    const seconds = ((job.finished_at ? Date.parse(job.finished_at) : Date.now()) - startedAt) / 1000;
+    const reloaded = inspector.reloads.filter((t) => t >= startedAt);
+    const after = await heapAfterGc(svc, inspector);
+    const mib = (b) => (b / 2 ** 20).toFixed(1);
+    const mb = (size / 1e6).toFixed(0);
+    const sec = (ms) => (ms / 1000).toFixed(0);
+    const at = (t) => (t ? sec(Date.parse(t) - startedAt) : '-');
+    const steps = job.steps.map((st) => `${st.step_label ?? st.step_type.toLowerCase()} ${at(st.started_at)}..${at(st.finished_at)}`).join(', ');
+    const baseSum = before.usedSize + (before.backingStorageSize ?? 0);
+    console.log(`\n${mb} MB SBOM (1,500,000 components): survey ${job.status} ${seconds.toFixed(0)} s after the upload started (DevTools attached); steps (s after that start): ${steps}`);
+    console.log(`Worker isolate V8 heap (Runtime.getHeapUsage on target "${inspector.target.title}", asked every 500 ms, ${heap.series.length} answers${heap.errors ? `, ${heap.errors} failed: ${heap.lastError}` : ''}):`);
+    console.log(`- used: ${mib(before.usedSize)} MiB before (after GC), ${mib(heap.peakUsed)} MiB at peak (+${mib(heap.peakUsed - before.usedSize)} MiB), ${mib(after.usedSize)} MiB after GC at the end (${after.usedSize >= before.usedSize ? '+' : ''}${mib(after.usedSize - before.usedSize)} MiB held)`);
+    console.log(`- reserved by the heap (totalSize): ${mib(before.totalSize)} MiB before, ${mib(heap.peakTotal)} MiB at peak, ${mib(after.totalSize)} MiB after GC at the end`);
+    console.log(`- ArrayBuffer backing stores (outside the heap): ${mib(before.backingStorageSize ?? 0)} MiB before, ${mib(heap.peakBacking)} MiB at peak, ${mib(after.backingStorageSize ?? 0)} MiB after GC at the end`);
+    console.log(`- peak of used + backing stores: ${mib(heap.peakSum)} MiB, ${(heap.peakSum / size).toFixed(2)}x the ${mb} MB file (+${mib(heap.peakSum - baseSum)} MiB over the baseline, ${((heap.peakSum - baseSum) / size).toFixed(2)}x); a parser holding the whole document (its text, then JSON.parse's objects) would need several times the file size`);
+    if (reloaded.length) {
+      console.log(`- WARNING: wrangler reloaded the Worker during the run (a file it bundles changed) at ${reloaded.map((t) => sec(t - startedAt)).join(', ')} s: a new isolate, so these figures are not of one isolate`);
+    }
+    if (heap.stalls.length) {
+      console.log(`- not sampled while the isolate ran without yielding (no answer for over 5 s): ${heap.stalls.map((x) => `${sec(x.from)}..${sec(x.to)} s (first answer after it: used ${mib(x.used)} MiB, reserved ${mib(x.total)} MiB, backing stores ${mib(x.backing)} MiB)`).join(', ')}; the peaks above are of the answers around these`);
+    }
+    console.log(`workerd processes' RSS (the whole process: the Durable Object's SQLite page cache, local R2 and D1, ...): ${mib(rssBase)} MiB before, ${mib(rssPeak)} MiB at peak (+${mib(rssPeak - rssBase)} MiB)`);
+  } finally {
+    inspector.close();
+  }
 }

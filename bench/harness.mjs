@@ -1,42 +1,48 @@
 // Shared by the benches that drive `wrangler dev`: a service of their own with fresh local state and
-// the demo tenant, a large generated SBOM, an upload pass, the CLI run with --json, waiting for a condition.
+// the demo tenant, a large generated SBOM, an upload pass, the CLI run with --json, waiting for a condition,
+// a DevTools protocol session with the Worker's isolate.
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import WebSocket from 'ws'; // wrangler's and miniflare's dependency
 import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
 
 /**
  * `wrangler dev` on `port` with fresh local state in a temporary folder, the demo tenant seeded and its
  * project set up: answers where it is (`base`, the project's path `P`), an admin `session`, and `stop()`.
  * With `group`, wrangler and workerd form a process group (see startWranglerDev) that `restart()` stops.
+ * With `inspectorPort`, the Worker's isolate takes DevTools connections there (see inspectWorker).
  */
-export async function benchService(port, name, { group = false } = {}) {
+export async function benchService(port, name, { group = false, inspectorPort = null } = {}) {
   const work = await mkdtemp(join(tmpdir(), `posture-bench-${name}-`));
   const state = join(work, 'state');
   const base = `http://127.0.0.1:${port}`;
   ensureDevVars();
   await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state]);
   const service = {
-    base, work, server: startWranglerDev({ port, persistTo: state, group, inherit: process.env.BENCH_LOGS === "1" }),
+    base, work, server: startWranglerDev({ port, persistTo: state, group, inspectorPort, inherit: process.env.BENCH_LOGS === "1" }),
     /** Stops the whole server as Ctrl-C would, then starts it again on the same state. */
     async restart() {
       process.kill(-service.server.pid, 'SIGINT');
       await once(service.server, 'exit');
       const stoppedAt = performance.now();
-      service.server = startWranglerDev({ port, persistTo: state, group });
+      service.server = startWranglerDev({ port, persistTo: state, group, inspectorPort });
       return stoppedAt;
     },
     async stop() {
+      const exited = service.server.exitCode === null && service.server.signalCode === null ? once(service.server, 'exit') : null;
       try {
         if (group) process.kill(-service.server.pid, 'SIGTERM');
         else service.server.kill('SIGTERM');
       } catch {
         // already gone
       }
-      await rm(work, { recursive: true, force: true });
+      // workerd may still be writing local state (R2 blobs) until wrangler has stopped it.
+      if (exited) await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000).unref())]);
+      await rm(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
   try {
@@ -105,4 +111,101 @@ export async function until(check, failure, timeoutMs = 60_000, everyMs = 200) {
     await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(failure);
+}
+
+/**
+ * A DevTools protocol session with the Worker's isolate, through the inspector that `wrangler dev
+ * --inspector-port` serves: the targets listed at /json (one per Worker; the one titled with `name`, else
+ * the first). `call(method, params)` answers the command's result, or rejects after `timeoutMs`. Only one
+ * client at a time. When wrangler reloads the Worker (a new isolate behind the same connection), the
+ * commands in flight are lost: they reject, and `reloads` lists when that happened.
+ */
+export async function inspectWorker(inspectorPort, name = 'posture-service') {
+  const origin = `http://127.0.0.1:${inspectorPort}`;
+  const targets = await until(async () => {
+    try {
+      const list = await (await fetch(`${origin}/json`)).json();
+      return Array.isArray(list) && list.length > 0 && list;
+    } catch {
+      return null; // not listening yet
+    }
+  }, `no DevTools targets at ${origin}/json`, 30_000, 300);
+  const target = targets.find((t) => (t.title ?? '').includes(name)) ?? targets[0];
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  const pending = new Map();
+  const reloads = [];
+  let closed = null;
+  let next = 0;
+  const failAll = (why) => {
+    for (const waiting of pending.values()) waiting.fail(new Error(`${waiting.method}: ${why}`));
+  };
+  ws.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    if (message.method === 'Runtime.executionContextsCleared') { // wrangler's proxy, on a new runtime connection
+      reloads.push(Date.now());
+      failAll('the Worker was reloaded (a new isolate)');
+      return;
+    }
+    const waiting = pending.get(message.id); // events (console, contexts) and the proxy's own answers have no waiter
+    if (!waiting) return;
+    if (message.error) waiting.fail(new Error(`${waiting.method}: ${message.error.message}`));
+    else waiting.done(message.result);
+  });
+  ws.on('close', (code, reason) => {
+    closed = `the inspector connection closed (${code} ${reason})`;
+    failAll(closed);
+  });
+  return {
+    target,
+    reloads,
+    call(method, params = {}, { timeoutMs = 120_000 } = {}) {
+      if (closed) return Promise.reject(new Error(`${method}: ${closed}`));
+      const id = ++next;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => waiting.fail(new Error(`${method}: no answer in ${timeoutMs / 1000} s`)), timeoutMs);
+        const settle = (fn) => (value) => {
+          clearTimeout(timer);
+          pending.delete(id);
+          fn(value);
+        };
+        const waiting = { method, done: settle(resolve), fail: settle(reject) };
+        pending.set(id, waiting);
+        ws.send(JSON.stringify({ id, method, params }));
+      });
+    },
+    close() {
+      ws.close();
+    },
+  };
+}
+
+/**
+ * A full collection in the Worker's isolate, then its heap. workerd runs the collection that
+ * HeapProfiler.collectGarbage asks for as a task of the isolate, which runs only when the isolate is next
+ * entered: requests to the bare route enter it until the collection answers.
+ */
+export async function heapAfterGc(svc, inspector, attempts = 3) {
+  try {
+    for (let pass = 0; pass < 2; pass++) {
+      let done = false;
+      const gc = inspector.call('HeapProfiler.collectGarbage').finally(() => (done = true));
+      while (!done) {
+        await fetch(`${svc.base}/api/v1/health`).then((r) => r.arrayBuffer()).catch(() => {});
+        await Promise.race([gc.catch(() => {}), sleep(250)]);
+      }
+      await gc;
+    }
+    return await inspector.call('Runtime.getHeapUsage');
+  } catch (error) {
+    if (attempts > 1 && /reloaded/.test(error.message)) return heapAfterGc(svc, inspector, attempts - 1);
+    throw error;
+  }
+}
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
 }

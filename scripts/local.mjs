@@ -57,11 +57,13 @@ export function wrangler(args, { quiet = true } = {}) {
 /**
  * Starts `wrangler dev` in the background; the caller stops it with `.kill()`. With `group`, it leads
  * a process group of its own (wrangler and workerd), which `process.kill(-child.pid, signal)` stops
- * together, as Ctrl-C in a terminal would.
+ * together, as Ctrl-C in a terminal would. With `inspectorPort`, the Worker's isolates take DevTools
+ * protocol connections there (off by default).
  */
-export function startWranglerDev({ port, persistTo, inherit = false, group = false }) {
+export function startWranglerDev({ port, persistTo, inherit = false, group = false, inspectorPort = null }) {
   const args = ['dev', '--port', String(port), '--ip', '127.0.0.1', '--show-interactive-dev-session=false'];
   if (persistTo) args.push('--persist-to', persistTo);
+  if (inspectorPort) args.push('--inspector-port', String(inspectorPort), '--inspector-ip', '127.0.0.1');
   return spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env: quietEnv, stdio: inherit ? 'inherit' : 'ignore', detached: group });
 }
 

@@ -48,6 +48,16 @@ export const MAX_ITEM_JSON_BYTES = 512 * 1024;
  */
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
+/** Yields at most every YIELD_EVERY_MS of work: often enough to keep answering, rarely enough to cost nothing. */
+const YIELD_EVERY_MS = 20;
+let lastYield = 0;
+export async function yieldNow(): Promise<void> {
+  // Date.now() moves with I/O (each page read is a call to the project object).
+  if (Date.now() - lastYield < YIELD_EVERY_MS) return;
+  await yieldToEventLoop();
+  lastYield = Date.now();
+}
+
 /** Collects found items and sends them to the project object STAGE_BATCH at a time. */
 export class Stager {
   private rows: SerializedRow[] = [];

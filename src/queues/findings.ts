@@ -10,7 +10,7 @@ import type { AnalysisRow, ContentKind, FoundItem, SerializedRow } from '../proj
 import { withProject } from '../project/client';
 import type { AnalysisMessage } from '../project/surveys';
 import { lookupRecords, type RecordCache } from '../vulndb/lookup';
-import type { Stager } from './analysis';
+import { yieldNow, type Stager } from './analysis';
 
 /** Rows per page read back from the project object (and packages per vulnerability lookup). */
 export const FINDINGS_PAGE = 500;
@@ -26,6 +26,8 @@ export async function* analysisPages(env: Env, message: AnalysisMessage, source:
     if (page.rows.length) yield page.rows;
     if (!page.next) return;
     after = page.next;
+    // Let requests waiting for this thread in (a report of a million components is thousands of pages).
+    await yieldNow();
   }
 }
 

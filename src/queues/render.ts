@@ -14,7 +14,7 @@ import { DOCUMENT_FORMATS, type DocumentFormat, type RenderModel } from '../rend
 import { reportModel } from '../render/report-model';
 import { TEMPLATES } from '../render/templates';
 import { BlobWriter } from '../reports/blob-writer';
-import { retryDelay } from './analysis';
+import { retryDelay, yieldNow } from './analysis';
 
 export const RENDER_QUEUE = 'posture-render';
 export const RENDER_DLQ = 'posture-render-dlq';
@@ -61,6 +61,7 @@ async function entriesOf(env: Env, projectId: string, reportId: string, sections
       list.push(...page.entries);
       if (page.last === null) break;
       after = page.last;
+      await yieldNow();
     }
     entries.set(section, list);
   }

@@ -12,7 +12,7 @@ import { BlobWriter } from '../reports/blob-writer';
 import { REPORT_BUILDERS, sectionList, type ReportBuilder, type ReportTally } from '../reports/builders';
 import { cycloneDxLibraryOf, cycloneDxVulnerabilityOf, documentHead } from '../reports/cyclonedx';
 import { vulnDataSnapshot } from '../vulndb/lookup';
-import { AnalysisAbandoned, yieldToEventLoop } from './analysis';
+import { AnalysisAbandoned, yieldNow, yieldToEventLoop } from './analysis';
 import { analysisPages } from './findings';
 
 const ENTRY_BATCH = 500;
@@ -58,6 +58,7 @@ async function* sectionEntries(env: Env, message: AnalysisMessage, reportId: str
     yield* page.entries;
     if (page.last === null) return;
     after = page.last;
+    await yieldNow();
   }
 }
 
