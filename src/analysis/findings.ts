@@ -7,13 +7,25 @@ import type { CryptoAsset, Observation } from './types';
 import { classifyAsset, classifyObservation } from './crypto/classify';
 import { packageOf } from './vulns/ecosystem';
 import { matchPackage } from './vulns/match';
+import { packageKey } from './vulns/osv';
 import type { OsvRecord, PackageKey } from './vulns/osv-types';
 
 /** What matching needs of a stored component. */
 type ComponentRow = Pick<AnalysisRow, 'key' | 'name' | 'purl' | 'version'>;
 
-/** The key of a package in lookups: its ecosystem and name. */
-export const packageKey = (p: PackageKey) => `${p.ecosystem}\u0000${p.name}`;
+/** A component with the package its purl names (resolved once: purl parsing is the hot part of a large SBOM). */
+export interface PackagedComponent {
+  row: ComponentRow;
+  pkg: PackageKey & { version: string | null };
+}
+
+/** The components whose package URL names a package OSV knows the ecosystem of. */
+export function packagedComponents(rows: ComponentRow[]): PackagedComponent[] {
+  return rows.flatMap((row) => {
+    const pkg = row.purl ? packageOf(row.purl) : null;
+    return pkg ? [{ row, pkg }] : [];
+  });
+}
 
 /** Classifies a survey's crypto assets; certificates and keys look their algorithms up by bom-ref. */
 export function cryptoFindings(assets: AnalysisRow[]): FindingRow[] {
@@ -47,22 +59,18 @@ export function runtimeFinding(row: AnalysisRow): FindingRow {
 }
 
 /** The packages (OSV ecosystem and name) of a page of components, once each. */
-export function packagesOf(components: ComponentRow[]): PackageKey[] {
+export function packagesOf(components: PackagedComponent[]): PackageKey[] {
   const seen = new Map<string, PackageKey>();
-  for (const row of components) {
-    const pkg = row.purl ? packageOf(row.purl) : null;
-    if (pkg) seen.set(packageKey(pkg), { ecosystem: pkg.ecosystem, name: pkg.name });
-  }
+  for (const { pkg } of components) seen.set(packageKey(pkg), { ecosystem: pkg.ecosystem, name: pkg.name });
   return [...seen.values()];
 }
 
 /** One finding per advisory affecting a component, with the component's own fix version (above every matched range). */
-export function vulnFindings(components: ComponentRow[], records: Map<string, OsvRecord[]>): FindingRow[] {
+export function vulnFindings(components: PackagedComponent[], records: Map<string, OsvRecord[]>): FindingRow[] {
   const findings: FindingRow[] = [];
-  for (const row of components) {
-    const pkg = row.purl ? packageOf(row.purl) : null;
-    const version = pkg?.version ?? row.version;
-    if (!pkg || !version) continue;
+  for (const { row, pkg } of components) {
+    const version = pkg.version ?? row.version;
+    if (!version) continue;
     const candidates = records.get(packageKey(pkg));
     if (!candidates?.length) continue;
     const { advisories, fix_version } = matchPackage(pkg, version, candidates);

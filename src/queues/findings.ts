@@ -4,7 +4,7 @@
 // the whole bundle is read (certificates refer to algorithms anywhere in it, and an observation's
 // count adds up over every line), paged back from the project object.
 import { BundleError } from '../analysis/bundle';
-import { cryptoFindings, packagesOf, runtimeFinding, vulnFindings } from '../analysis/findings';
+import { cryptoFindings, packagedComponents, packagesOf, runtimeFinding, vulnFindings } from '../analysis/findings';
 import type { Env } from '../env';
 import type { AnalysisRow, ContentKind, FoundItem, SerializedRow } from '../project/analysis-store';
 import { withProject } from '../project/client';
@@ -47,7 +47,7 @@ export async function deriveFindings(env: Env, message: AnalysisMessage, attempt
 
 /** The advisories of the components among a batch of found items, as finding items to stage with them. */
 export async function componentFindings(env: Env, rows: SerializedRow[], known: RecordCache): Promise<FoundItem[]> {
-  const components = rows.filter((row) => row.kind === 'component');
+  const components = packagedComponents(rows.filter((row) => row.kind === 'component'));
   const packages = packagesOf(components);
   if (!packages.length) return [];
   const records = await lookupRecords(env.DB, packages, known);

@@ -14,11 +14,11 @@ import { DOCUMENT_FORMATS, type DocumentFormat, type RenderModel } from '../rend
 import { reportModel } from '../render/report-model';
 import { TEMPLATES } from '../render/templates';
 import { BlobWriter } from '../reports/blob-writer';
-import { retryDelay, yieldNow } from './analysis';
+import { retryDelay } from './analysis';
+import { sectionEntries } from './reports';
 
 export const RENDER_QUEUE = 'posture-render';
 export const RENDER_DLQ = 'posture-render-dlq';
-const ENTRY_PAGE = 1000;
 
 export const RenderMessageSchema = z.object({
   projectId: z.uuid(),
@@ -55,14 +55,7 @@ async function entriesOf(env: Env, projectId: string, reportId: string, sections
   const entries = new Map<string, JsonObject[]>();
   for (const section of sections) {
     const list: JsonObject[] = [];
-    for (let after = 0; ;) {
-      const page = await withProject<{ entries: JsonObject[]; last: number | null }>(env, projectId, (stub) =>
-        stub.reportEntryPage({ reportId, section, after, limit: ENTRY_PAGE }));
-      list.push(...page.entries);
-      if (page.last === null) break;
-      after = page.last;
-      await yieldNow();
-    }
+    for await (const entry of sectionEntries(env, projectId, reportId, section)) list.push(entry);
     entries.set(section, list);
   }
   return entries;

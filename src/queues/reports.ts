@@ -50,10 +50,10 @@ async function stageEntries(env: Env, message: AnalysisMessage, work: Work, repo
   return totals;
 }
 
-/** Every entry of one section of a staged report, in order. */
-async function* sectionEntries(env: Env, message: AnalysisMessage, reportId: string, section: string): AsyncGenerator<JsonObject> {
+/** Every entry of one section of a stored (or staged) report, in order, a page at a time from the project object. */
+export async function* sectionEntries(env: Env, projectId: string, reportId: string, section: string): AsyncGenerator<JsonObject> {
   for (let after = 0; ;) {
-    const page = await withProject<{ entries: JsonObject[]; last: number | null }>(env, message.projectId, (stub) =>
+    const page = await withProject<{ entries: JsonObject[]; last: number | null }>(env, projectId, (stub) =>
       stub.reportEntryPage({ reportId, section, after, limit: ENTRY_BATCH }));
     yield* page.entries;
     if (page.last === null) return;
@@ -72,7 +72,7 @@ async function writeDocument(env: Env, message: AnalysisMessage, work: Work, rep
     for (const [i, section] of builder.listSections.entries()) {
       await writer.write(`${i ? ',' : ''}${JSON.stringify(section)}:[`);
       let first = true;
-      for await (const entry of sectionEntries(env, message, report.id, section)) {
+      for await (const entry of sectionEntries(env, message.projectId, report.id, section)) {
         await writer.write(`${first ? '' : ','}${JSON.stringify({ ...entry, section })}`);
         first = false;
       }
@@ -85,7 +85,7 @@ async function writeDocument(env: Env, message: AnalysisMessage, work: Work, rep
   let first = true;
   if (builder.type === 'cbom') {
     for (const section of builder.listSections) {
-      for await (const entry of sectionEntries(env, message, report.id, section)) {
+      for await (const entry of sectionEntries(env, message.projectId, report.id, section)) {
         await writer.write(`${first ? '' : ','}${JSON.stringify(entry)}`);
         first = false;
       }
@@ -111,7 +111,7 @@ async function writeDocument(env: Env, message: AnalysisMessage, work: Work, rep
       first = false;
       group = [];
     };
-    for await (const entry of sectionEntries(env, message, report.id, section)) {
+    for await (const entry of sectionEntries(env, message.projectId, report.id, section)) {
       if (group.length && group[0]!.advisory_id !== entry.advisory_id) await flush();
       group.push(entry);
     }

@@ -5,6 +5,7 @@
 // rest (Summary, styles, headers, panes, filters); the rows take each column's style from the `<col>`
 // elements it wrote, and their texts join its shared strings (exceljs decodes `_xHHHH_` only there).
 import { Zip, ZipDeflate, strFromU8, unzipSync } from 'fflate';
+import { concatBytes } from '../lib/bytes';
 import { numericValue, parseIsoDate } from './cells';
 import type { Cell, Column, SectionModel } from './model';
 
@@ -56,13 +57,7 @@ export function withSectionRows(skeleton: Uint8Array, sheets: SectionSheet[]): U
   strings.write(sink.into(add(SHARED_STRINGS)));
   zip.end();
   if (failure) throw failure;
-  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks);
 }
 
 const SHARED_STRINGS = 'xl/sharedStrings.xml';

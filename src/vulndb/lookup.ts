@@ -1,6 +1,7 @@
 // Reading the vulnerability database: the records naming a list of packages (bulk, a few queries for
 // a thousand packages), and the identity of the data for report provenance.
-import { ecosystemCovers, packageNameKey } from '../analysis/vulns/osv';
+import { ecosystemCovers, packageKey, packageNameKey } from '../analysis/vulns/osv';
+import { ecosystemBase } from '../analysis/vulns/versions/index';
 import type { OsvRecord, PackageKey } from '../analysis/vulns/osv-types';
 
 /** Packages per lookup query: the list is one JSON parameter, so this bounds the answer, not the parameters. */
@@ -22,9 +23,6 @@ export class RecordCache {
   }
 }
 
-const keyOf = (p: PackageKey) => `${p.ecosystem}\u0000${p.name}`;
-/** An ecosystem's name without its release suffix (`Debian` for `Debian:12`), as insertPackages stores `base`. */
-const baseOf = (ecosystem: string) => ecosystem.split(':')[0]!.trim();
 
 interface Row {
   base: string;
@@ -43,7 +41,7 @@ interface Row {
 export async function lookupRecords(db: D1Database, packages: PackageKey[], known: RecordCache = new RecordCache()): Promise<Map<string, OsvRecord[]>> {
   const found = new Map<string, OsvRecord[]>();
   const pairs = [...new Map(packages.map((p) => {
-    const pair = [baseOf(p.ecosystem), packageNameKey(p.ecosystem, p.name)] as const;
+    const pair = [ecosystemBase(p.ecosystem), packageNameKey(p.ecosystem, p.name)] as const;
     return [pair.join('\u0000'), pair];
   })).values()];
   if (!pairs.length) return found;
@@ -73,10 +71,10 @@ export async function lookupRecords(db: D1Database, packages: PackageKey[], know
     else byPair.set(k, [row]);
   }
   for (const asked of packages) {
-    const key = keyOf(asked);
+    const key = packageKey(asked);
     if (found.has(key)) continue;
     const ids = new Set<string>();
-    for (const row of byPair.get(`${baseOf(asked.ecosystem)}\u0000${packageNameKey(asked.ecosystem, asked.name)}`) ?? []) {
+    for (const row of byPair.get(`${ecosystemBase(asked.ecosystem)}\u0000${packageNameKey(asked.ecosystem, asked.name)}`) ?? []) {
       if (ecosystemCovers(row.ecosystem, asked.ecosystem)) ids.add(row.id);
     }
     const list = [...ids].map((id) => records.get(id)!).filter(Boolean);

@@ -4,6 +4,7 @@
 // only new or newer records are written). Failures are logged, never thrown: the cron goes on.
 import { Unzip, UnzipInflate } from 'fflate';
 import type { Env } from '../env';
+import { concatBytes } from '../lib/bytes';
 import { BATCH_BYTES, BATCH_RECORDS, ImportRun, isOsvRecord } from './import';
 import type { OsvRecord } from '../analysis/vulns/osv-types';
 
@@ -118,7 +119,7 @@ export async function importStaged(env: Env, key: string, options: { source?: st
     entry.ondata = (error, chunk, final) => {
       if (error) throw error;
       chunks.push(chunk);
-      if (final) slot.text = decoder.decode(concat(chunks));
+      if (final) slot.text = decoder.decode(concatBytes(chunks));
     };
     entry.start();
   });
@@ -191,7 +192,7 @@ class Tail {
   }
 
   bytes(): Uint8Array {
-    return concat(this.chunks);
+    return concatBytes(this.chunks);
   }
 }
 
@@ -217,17 +218,6 @@ function parse(text: string): OsvRecord | null {
   } catch {
     return null;
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 /** Whether an import of this source at this version already ran to its end. */

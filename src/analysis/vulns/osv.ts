@@ -6,16 +6,14 @@
 // `last_affected` switch off). GIT ranges name commits, which a purl does not carry: they are ignored.
 // Withdrawn records never match.
 import type { OsvAffected, OsvEvent, OsvRange, OsvRecord, PackageKey } from './osv-types';
-import { comparatorOf } from './versions/index';
+import { comparatorOf, ecosystemBase } from './versions/index';
 import { compareSemver } from './versions/semver';
 
 type Compare = (a: string, b: string) => number;
 
-// Called for every advisory entry and candidate version while matching: no splitting into arrays.
-const baseOf = (ecosystem: string) => {
-  const colon = ecosystem.indexOf(':');
-  return (colon < 0 ? ecosystem : ecosystem.slice(0, colon)).trim();
-};
+/** The key of a package in lookups and their answers: its ecosystem and name. */
+export const packageKey = (p: PackageKey) => `${p.ecosystem}\u0000${p.name}`;
+
 const suffixOf = (ecosystem: string) => {
   const colon = ecosystem.indexOf(':');
   return colon < 0 ? '' : ecosystem.slice(colon + 1).trim();
@@ -28,7 +26,7 @@ const suffixOf = (ecosystem: string) => {
  */
 function releaseOf(ecosystem: string): string {
   const suffix = suffixOf(ecosystem);
-  return baseOf(ecosystem) === 'Ubuntu' ? suffix.replace(/:LTS$/i, '') : suffix;
+  return ecosystemBase(ecosystem) === 'Ubuntu' ? suffix.replace(/:LTS$/i, '') : suffix;
 }
 
 /**
@@ -38,7 +36,7 @@ function releaseOf(ecosystem: string): string {
  * vulnerability costs more than a finding the reader can dismiss.
  */
 export function ecosystemCovers(recordEcosystem: string, packageEcosystem: string): boolean {
-  if (baseOf(recordEcosystem) !== baseOf(packageEcosystem)) return false;
+  if (ecosystemBase(recordEcosystem) !== ecosystemBase(packageEcosystem)) return false;
   const r = releaseOf(recordEcosystem);
   const p = releaseOf(packageEcosystem);
   return r === '' || p === '' || r === p;
@@ -49,7 +47,7 @@ export function ecosystemCovers(recordEcosystem: string, packageEcosystem: strin
  * names case-folded (both registries treat names case-insensitively); elsewhere the name as written.
  */
 export function packageNameKey(ecosystem: string, name: string): string {
-  const base = baseOf(ecosystem);
+  const base = ecosystemBase(ecosystem);
   if (base === 'PyPI') return name.toLowerCase().replace(/[-_.]+/g, '-');
   if (base === 'NuGet' || base === 'Packagist') return name.toLowerCase();
   return name;

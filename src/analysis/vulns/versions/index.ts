@@ -24,8 +24,17 @@ const BY_ECOSYSTEM = new Map<string, Compare>([
   ...['Red Hat', 'AlmaLinux', 'Rocky Linux', 'SUSE', 'openSUSE', 'Mageia', 'openEuler'].map((e) => [e, compareRpm] as const),
 ]);
 
+/**
+ * An ecosystem's name without its release (`Debian` for `Debian:12`), as the vulnerability database
+ * stores `base`. Called for every advisory entry and candidate version while matching: no arrays.
+ */
+export const ecosystemBase = (ecosystem: string) => {
+  const colon = ecosystem.indexOf(':');
+  return (colon < 0 ? ecosystem : ecosystem.slice(0, colon)).trim();
+};
+
 /** The ecosystem's own order, undefined when it has none. */
-export const comparatorOf = (ecosystem: string): Compare | undefined => BY_ECOSYSTEM.get(ecosystem.split(':')[0]!.trim());
+export const comparatorOf = (ecosystem: string): Compare | undefined => BY_ECOSYSTEM.get(ecosystemBase(ecosystem));
 
 /** Whether versions of the ecosystem can be ordered, so that its ECOSYSTEM ranges can be evaluated. */
 export const isOrderedEcosystem = (ecosystem: string): boolean => comparatorOf(ecosystem) !== undefined;
