@@ -103,7 +103,7 @@ export function beginRender(state: ProjectState, input: { jobId: string }, now =
   if (!job || isFinished(job.status) || !work) return { run: false };
   const attempt = work.attempts + 1;
   if (attempt > MAX_RENDER_STARTS) {
-    failRender(state, { jobId: job.id, failureClass: 'interrupted', message: `Rendering was started ${work.attempts} times and never finished; render the report again.` });
+    failInterrupted(state, job.id, work.attempts);
     return { run: false };
   }
   state.db.update(renderWork).set({ attempts: attempt, expiresAt: now + RENDER_RUNNING_MS }).where(eq(renderWork.jobId, job.id)).run();
@@ -163,6 +163,11 @@ export function failRender(state: ProjectState, input: { jobId: string; attempt?
   return { failed: true };
 }
 
+/** A render started MAX_RENDER_STARTS times without finishing (the consumer died or lost it each time). */
+function failInterrupted(state: ProjectState, jobId: string, starts: number): void {
+  failRender(state, { jobId, failureClass: 'interrupted', message: `Rendering was started ${starts} times and never finished; render the report again.` });
+}
+
 /** The queue will deliver the job again in `delaySeconds`: its time waits for that. */
 export function noteRenderRetry(state: ProjectState, input: { jobId: string; error: string; delaySeconds: number }, now = Date.now()): void {
   const job = findJob(state.db, input.jobId);
@@ -180,7 +185,7 @@ export async function expireRenders(state: ProjectState, now = Date.now()): Prom
       continue;
     }
     if (work.attempts >= MAX_RENDER_STARTS) {
-      failRender(state, { jobId: job.id, failureClass: 'interrupted', message: `Rendering was started ${work.attempts} times and never finished; render the report again.` });
+      failInterrupted(state, job.id, work.attempts);
       continue;
     }
     state.db.update(renderWork).set({ expiresAt: now + RENDER_RUNNING_MS }).where(eq(renderWork.jobId, work.jobId)).run();
