@@ -228,11 +228,13 @@ describe('access', () => {
     }
   });
 
-  it('answers 503 provisioning while the project\'s storage is not set up', async () => {
+  it('answers 404 for runs and summary (portfolios are not set up yet) and 503 provisioning for resolve while the project\'s storage is not set up', async () => {
     // The first call starts the set-up (which then completes on its own): one new project per operation.
     for (const path of paths) {
       const tenant = await newTenant();
-      await expectError(await api(`${P(tenant.projectId)}${path}`, { token: tenant.token }), 503, 'provisioning');
+      const res = await api(`${P(tenant.projectId)}${path}`, { token: tenant.token });
+      if (path.includes('resolve')) await expectError(res, 503, 'provisioning');
+      else expect((await expectError(res, 404, 'not_found')).error).toMatch(/not set up/);
     }
   });
 

@@ -8,6 +8,7 @@ import {
   type Component,
   type CryptoAsset,
   type CryptoAssetType,
+  type Dependency,
   type Hash,
   type MetadataComponent,
   type ProtocolProperties,
@@ -235,28 +236,84 @@ export function toMetadataComponent(raw: unknown): MetadataComponent | undefined
   });
 }
 
-export type MappedItem = { kind: 'component'; item: Component } | { kind: 'cryptoAsset'; item: CryptoAsset };
+export type MappedItem =
+  | { kind: 'component'; item: Component }
+  | { kind: 'cryptoAsset'; item: CryptoAsset }
+  | { kind: 'dependency'; item: Dependency };
+
+/** A component or crypto asset as mapped. */
+type MappedComponent = Exclude<MappedItem, { kind: 'dependency' }>;
+
+/** Nested items waiting to be mapped, with the nearest enclosing component that has a bom-ref. */
+interface Pending {
+  raw: unknown;
+  parent?: MappedComponent;
+}
 
 /**
- * A top-level component and everything nested in its `components`, parents first. Iterative, so
- * a deeply nested document cannot overflow the call stack.
+ * A top-level component and everything nested in its `components`, parents first. Each nested item
+ * keeps the bom-ref of the nearest enclosing component that has one (`parentRef`), and that
+ * component counts its nested components (`nestedComponents`). Iterative, so a deeply nested
+ * document cannot overflow the call stack.
  */
 export function flattenComponent(root: unknown, stats: MappingStats): MappedItem[] {
-  const out: MappedItem[] = [];
-  const stack: unknown[] = [root];
+  const out: MappedComponent[] = [];
+  const stack: Pending[] = [{ raw: root }];
   while (stack.length) {
-    const raw = record(stack.pop());
+    const { raw: value, parent } = stack.pop()!;
+    const raw = record(value);
     if (!raw) continue;
+    const parentRef = parent?.item.bomRef;
+    let mapped: MappedComponent | undefined;
     if (raw.type === 'cryptographic-asset') {
       const asset = toCryptoAsset(raw, stats);
-      if (asset) out.push({ kind: 'cryptoAsset', item: asset });
+      if (asset) mapped = { kind: 'cryptoAsset', item: parentRef ? { ...asset, parentRef } : asset };
     } else {
       const component = toComponent(raw, stats);
-      if (component) out.push({ kind: 'component', item: component });
+      if (component) {
+        mapped = { kind: 'component', item: parentRef ? { ...component, parentRef } : component };
+        if (parent?.kind === 'component') parent.item.nestedComponents = (parent.item.nestedComponents ?? 0) + 1;
+      }
     }
+    if (mapped) out.push(mapped);
     if (Array.isArray(raw.components)) {
-      for (let i = raw.components.length - 1; i >= 0; i--) stack.push(raw.components[i]);
+      // Children of an item without a bom-ref (or skipped) belong to the nearest ancestor that has one.
+      const holder = mapped?.item.bomRef ? mapped : parent;
+      for (let i = raw.components.length - 1; i >= 0; i--) stack.push({ raw: raw.components[i], parent: holder });
     }
   }
   return out;
+}
+
+/** Distinct refs kept per `dependsOn` or `provides` list of one dependency (a larger list is cut). */
+export const MAX_DEPENDENCY_REFS = 1_000;
+/** Characters of refs kept per list, so a dependency row stays far below the size one stored item may have. */
+export const MAX_DEPENDENCY_REF_CHARS = 64 * 1024;
+
+/**
+ * The distinct bom-refs of one or more lists (strings, or `{ref}` objects as some writers put them),
+ * in order, at most MAX_DEPENDENCY_REFS of them and MAX_DEPENDENCY_REF_CHARS characters.
+ */
+export function refList(...lists: unknown[]): string[] {
+  const seen = new Set<string>();
+  let chars = 0;
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const entry of list) {
+      const ref = text(entry) ?? text(record(entry)?.ref);
+      if (!ref || seen.has(ref)) continue;
+      if (seen.size >= MAX_DEPENDENCY_REFS || chars + ref.length > MAX_DEPENDENCY_REF_CHARS) return [...seen];
+      seen.add(ref);
+      chars += ref.length;
+    }
+  }
+  return [...seen];
+}
+
+/** A `dependencies[]` entry, or null without a `ref`. */
+export function toDependency(value: unknown): Dependency | null {
+  const raw = record(value);
+  const ref = text(raw?.ref);
+  if (!raw || !ref) return null;
+  return { ref, dependsOn: refList(raw.dependsOn), provides: refList(raw.provides) };
 }

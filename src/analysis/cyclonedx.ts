@@ -1,8 +1,8 @@
-// Streams one CycloneDX JSON document: components and crypto assets reach the sinks while the
-// document is still arriving; only the element being parsed is ever held in memory.
+// Streams one CycloneDX JSON document: components, crypto assets and dependency entries reach the
+// sinks while the document is still arriving; only the element being parsed is ever held in memory.
 import { JSONParser, TokenType, type ParsedElementInfo, type ParsedTokenInfo } from '@streamparser/json';
 import type { Collector } from './collector';
-import { flattenComponent, toMetadataComponent, type MappedItem } from './components';
+import { flattenComponent, toDependency, toMetadataComponent, type MappedItem } from './components';
 import { BundleError, errorText } from './errors';
 import type { DocumentSummary, MetadataComponent } from './types';
 
@@ -134,6 +134,8 @@ export class CycloneDxReader {
       for (const item of flattenComponent(value, this.options.collector.stats)) this.parsed.push(item);
     } else if (container === 'dependencies') {
       this.dependencies++;
+      const dependency = toDependency(value);
+      if (dependency) this.parsed.push({ kind: 'dependency', item: dependency });
     } else if (container === 'metadata' && key === 'component') {
       this.metadataComponent = toMetadataComponent(value);
     }
@@ -171,13 +173,15 @@ export class CycloneDxReader {
     const batch = this.held.length ? this.held.concat(this.parsed) : this.parsed;
     this.held = [];
     this.parsed = [];
-    for (const { kind, item } of batch) {
-      if (kind === 'component') {
+    for (const mapped of batch) {
+      if (mapped.kind === 'component') {
         this.components++;
-        await this.options.collector.component(item, this.options.path);
-      } else {
+        await this.options.collector.component(mapped.item, this.options.path);
+      } else if (mapped.kind === 'cryptoAsset') {
         this.cryptoAssets++;
-        await this.options.collector.cryptoAsset(item, this.options.path);
+        await this.options.collector.cryptoAsset(mapped.item, this.options.path);
+      } else {
+        await this.options.collector.dependency(mapped.item, this.options.path);
       }
     }
   }

@@ -19,6 +19,10 @@ export interface Component {
   purl?: string | null;
   licenses?: string[];
   hashes?: Hash[];
+  /** The bom-ref of the component it is nested in (`components[].components`): the nearest enclosing one that has a bom-ref. */
+  parentRef?: string;
+  /** How many components name this one as their `parentRef` (so the graph looks for nested ones only where there are some). */
+  nestedComponents?: number;
 }
 
 export const CRYPTO_ASSET_TYPES = ['algorithm', 'certificate', 'protocol', 'related-crypto-material'] as const;
@@ -94,6 +98,18 @@ export interface CryptoAsset {
   occurrences?: number;
   /** The first of those places (`path:line`), at most KEPT_LOCATIONS. */
   locations?: string[];
+  /** The bom-ref of the component it is nested in: the nearest enclosing one that has a bom-ref. */
+  parentRef?: string;
+}
+
+/**
+ * One `dependencies[]` entry: what the component or asset `ref` depends on and (CycloneDX 1.6+)
+ * what it provides, as bom-refs. Each list holds at most MAX_DEPENDENCY_REFS distinct refs.
+ */
+export interface Dependency {
+  ref: string;
+  dependsOn: string[];
+  provides: string[];
 }
 
 /** One observed use of cryptography at run time (a line of `runtime/*.jsonl`). */
@@ -166,4 +182,5 @@ export interface BundleSinks {
   onComponent?(component: Component, source: ItemSource): void | Promise<void>;
   onCryptoAsset?(asset: CryptoAsset, source: ItemSource): void | Promise<void>;
   onObservation?(observation: Observation, source: ObservationSource): void | Promise<void>;
+  onDependency?(dependency: Dependency, source: ItemSource): void | Promise<void>;
 }

@@ -45,6 +45,12 @@ export const ACTIVITY_ACTIONS = [
   'survey.restored',
   'bundle.upload.started',
   'bundle.uploaded',
+  'portfolio.created',
+  'portfolio.updated',
+  'portfolio.deleted',
+  'portfolio.member.added',
+  'portfolio.member.removed',
+  'subject.rated',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

@@ -4,35 +4,38 @@
 // content pointers in one small write, and the rows they no longer point at are deleted in slices
 // afterwards (src/project/purges.ts), so the object keeps answering while a large bundle is analysed.
 import type { JsonObject } from '../lib/json';
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Component, CryptoAsset, Observation } from '../analysis/types';
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { refList } from '../analysis/components';
+import type { Component, CryptoAsset, Dependency, Observation } from '../analysis/types';
 import { invalidParameter } from '../lib/errors';
 import { nowIso } from '../lib/ids';
 import * as health from './health';
 import { changeJob, findJob, isFinished, isSurvey, settleSurvey, stepOf, type JobRow } from './jobs';
 import type { ProjectState } from './project-object';
 import { dropLease, failInterrupted, heldByLiveAttempt, leaseOf, releaseLease, renewLease, takeLease } from './leases';
+import { rowsByBomRef } from './dependency-graph';
 import { queuePurge } from './purges';
 import { queueReports, skipReports } from './report-build';
 import { contents, jobs, stepLeases, subjectContents, subjects, uploads } from './schema';
 
 /**
- * What an analysis stores: what the bundle holds (components, crypto assets, runtime observations)
- * and the findings derived from them (classified cryptography from assets and from observations,
- * advisories per component). Findings live beside the contents they come from and are flipped with
- * them, so a subject's findings always match its contents.
+ * What an analysis stores: what the bundle holds (components, crypto assets, runtime observations,
+ * the documents' dependency graph) and the findings derived from them (classified cryptography from
+ * assets and from observations, advisories per component). Findings live beside the contents they
+ * come from and are flipped with them, so a subject's findings always match its contents.
  */
-export const CONTENT_KINDS = ['component', 'crypto_asset', 'observation', 'crypto_finding', 'runtime_finding', 'vuln_finding'] as const;
+export const CONTENT_KINDS = ['component', 'crypto_asset', 'observation', 'dependency', 'crypto_finding', 'runtime_finding', 'vuln_finding'] as const;
 export type ContentKind = (typeof CONTENT_KINDS)[number];
 export type FindingKind = 'crypto_finding' | 'runtime_finding' | 'vuln_finding';
 
 /**
- * The kinds a survey type owns: finishing an inventory survey replaces the subject's components and
- * crypto assets (also with none found), a runtime survey its observations. Kinds found outside the
- * type's own (a BOM in a runtime bundle) replace theirs too; other kinds are left as they were.
+ * The kinds a survey type owns: finishing an inventory survey replaces the subject's components,
+ * crypto assets and dependency graph (also with none found), a runtime survey its observations. Kinds
+ * found outside the type's own (a BOM in a runtime bundle) replace theirs too; other kinds are left as
+ * they were.
  */
 const OWNED_KINDS: Record<string, ContentKind[]> = {
-  INVENTORY_SURVEY: ['component', 'crypto_asset', 'crypto_finding', 'vuln_finding'],
+  INVENTORY_SURVEY: ['component', 'crypto_asset', 'dependency', 'crypto_finding', 'vuln_finding'],
   RUNTIME_SURVEY: ['observation', 'runtime_finding'],
 };
 
@@ -41,6 +44,7 @@ export type FoundItem =
   | { kind: 'component'; source: string; component: Component }
   | { kind: 'crypto_asset'; source: string; asset: CryptoAsset }
   | { kind: 'observation'; source: string; observation: Observation }
+  | { kind: 'dependency'; source: string; dependency: Dependency }
   | { kind: FindingKind; source: string; finding: FindingRow };
 
 /** A finding as the analysis derives it: its identity in the subject, what it names, and the whole entry. */
@@ -71,7 +75,10 @@ export function serializedRow(item: FoundItem): SerializedRow {
   return { ...row, data: JSON.stringify(row.data) };
 }
 
-/** Where an item belongs: components by purl (else name@version), assets by bom-ref (else name and type), observations by algorithm, protocol and library. */
+/**
+ * Where an item belongs: components by purl (else name@version), assets by bom-ref (else name and
+ * type), observations by algorithm, protocol and library, dependency entries by their ref.
+ */
 export function stagedRow(item: FoundItem): StagedRow {
   if ('finding' in item) return { kind: item.kind, ...item.finding, data: { ...item.finding.data, source: item.source } };
   if (item.kind === 'component') {
@@ -82,6 +89,10 @@ export function stagedRow(item: FoundItem): StagedRow {
   if (item.kind === 'crypto_asset') {
     const a = item.asset;
     return { kind: 'crypto_asset', key: a.bomRef ?? `${a.name}|${a.assetType}`, purl: null, name: a.name, version: null, data: { ...a, source: item.source, listed: 1 } };
+  }
+  if (item.kind === 'dependency') {
+    const d = item.dependency;
+    return { kind: 'dependency', key: d.ref, purl: null, name: d.ref, version: null, data: { ref: d.ref, dependsOn: d.dependsOn, provides: d.provides, source: item.source } };
   }
   const o = item.observation;
   return {
@@ -95,15 +106,24 @@ export function stagedRow(item: FoundItem): StagedRow {
 
 const union = <T>(a: T[] = [], b: T[] = []) => [...new Set([...a, ...b])].slice(0, 100);
 
-/** The same item found again (another document, another runtime line): counted once, evidence added up. */
+/**
+ * The same item found again (another document, another runtime line): counted once, evidence added
+ * up. The same ref in several dependency entries (several documents of an archive) has the union of
+ * their lists, capped like one entry's (refList).
+ */
 function merged(kind: ContentKind, old: JsonObject, found: JsonObject): JsonObject {
   // A finding is derived once per key; a repeat (a retried batch) changes nothing.
   if (kind.endsWith('_finding')) return old;
+  if (kind === 'dependency') {
+    return { ...old, dependsOn: refList(old.dependsOn, found.dependsOn), provides: refList(old.provides, found.provides) };
+  }
   if (kind === 'observation') {
     return { ...old, count: (old.count ?? 0) + (found.count ?? 0), keySizes: union(old.keySizes, found.keySizes), cipherSuites: union(old.cipherSuites, found.cipherSuites), groups: union(old.groups, found.groups) };
   }
   const next: JsonObject = { ...old, listed: (old.listed ?? 1) + 1 };
   if (kind === 'crypto_asset' && (old.occurrences !== undefined || found.occurrences !== undefined)) next.occurrences = (old.occurrences ?? 0) + (found.occurrences ?? 0);
+  // Nested components are looked for under a component that says it has some.
+  if (kind === 'component' && (found.nestedComponents ?? 0) > (old.nestedComponents ?? 0)) next.nestedComponents = found.nestedComponents;
   return next;
 }
 
@@ -223,7 +243,7 @@ export async function finishAnalysis(state: ProjectState, result: AnalysisResult
   if (!found || !lease || lease.holder !== result.attempt) return { completed: false };
   const { survey, step } = found;
   const now = nowIso();
-  const counts: StoredCounts = { component: 0, crypto_asset: 0, observation: 0, crypto_finding: 0, runtime_finding: 0, vuln_finding: 0, ...lease.counts };
+  const counts: StoredCounts = { component: 0, crypto_asset: 0, observation: 0, dependency: 0, crypto_finding: 0, runtime_finding: 0, vuln_finding: 0, ...lease.counts };
   const source = { survey_id: survey.id, attempt: result.attempt };
   const { changed, superseded } = state.db.transaction(() => {
     const kinds = CONTENT_KINDS.filter((kind) => (OWNED_KINDS[survey.type] ?? []).includes(kind) || counts[kind] > 0);
@@ -330,12 +350,15 @@ export interface ContentItem {
   data: JsonObject;
 }
 
-/** A page of a subject's current contents (the offset model of spec part 8), in key order. */
+/**
+ * A page of a subject's current contents (the offset model of spec part 8), in key order. The
+ * dependency graph is not an item the bundle holds: it is listed only when asked for by kind.
+ */
 export function contentsPage(state: ProjectState, query: ContentsQuery): { items: ContentItem[]; total: number; offset: number; limit: number } {
   if (query.kind && !CONTENT_KINDS.includes(query.kind)) throw invalidParameter('kind', `kind is one of ${CONTENT_KINDS.join(', ')}.`);
   const current = and(
     eq(subjectContents.subject, query.subject),
-    query.kind ? eq(subjectContents.kind, query.kind) : undefined,
+    query.kind ? eq(subjectContents.kind, query.kind) : ne(subjectContents.kind, 'dependency'),
     eq(contents.surveyId, subjectContents.surveyId), eq(contents.attempt, subjectContents.attempt), eq(contents.kind, subjectContents.kind),
   );
   const total = state.db.select({ n: sql<number>`count(*)` }).from(subjectContents).innerJoin(contents, current).get()!.n;
@@ -354,6 +377,11 @@ export interface RowsQuery {
   /** The last key of the previous page. */
   after?: string;
   limit: number;
+  /**
+   * Instead of a page: the rows (components or crypto assets) whose bom-ref is one of these, all of
+   * them (`after` and `limit` are not used; send at most a few hundred refs a call).
+   */
+  bomRefs?: string[];
 }
 
 export interface AnalysisRow {
@@ -364,8 +392,12 @@ export interface AnalysisRow {
   data: JsonObject;
 }
 
-/** A page of one analysis attempt's rows of one kind, in key order (keyset paging: bounded at any size). */
+/**
+ * A page of one analysis attempt's rows of one kind, in key order (keyset paging: bounded at any
+ * size); with `bomRefs`, the rows with those bom-refs (src/project/dependency-graph.ts).
+ */
 export function analysisRows(state: ProjectState, query: RowsQuery): { rows: AnalysisRow[]; next: string | null } {
+  if (query.bomRefs) return { rows: rowsByBomRef(state, { surveyId: query.surveyId, attempt: query.attempt, kind: query.kind, refs: query.bomRefs }), next: null };
   const rows = state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null; data: string }>(
     'SELECT key, name, purl, version, data FROM contents WHERE survey_id = ? AND attempt = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?',
     query.surveyId, query.attempt, query.kind, query.after ?? '', query.limit,

@@ -38,3 +38,18 @@ export async function withProject<T>(env: Env, projectId: string, call: (stub: P
 export async function provisionProject(env: Env, projectId: string): Promise<void> {
   await projectStub(env, projectId).provision(projectId);
 }
+
+/**
+ * For portfolio, subject and data-health reads (spec 4.1, 4.2, 4.12): "portfolios are not set up for
+ * the project" until its storage finished its INSTANCE_STARTUP job, answered 404 (docs/decisions.md).
+ */
+export async function withPortfolioData<T>(env: Env, projectId: string, call: (stub: ProjectStub) => Promise<unknown>): Promise<T> {
+  try {
+    return await withProject<T>(env, projectId, call);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'provisioning') {
+      throw new ApiError('not_found', 'Portfolios are not set up for this project yet: its storage is still being set up (its INSTANCE_STARTUP job). Retry in a few seconds.', { headers: { 'Retry-After': '2' } });
+    }
+    throw error;
+  }
+}

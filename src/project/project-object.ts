@@ -28,8 +28,13 @@ import { purgeSlice } from './purges';
 import * as reportBuild from './report-build';
 import * as reportRead from './reports';
 import * as documents from './documents';
+import * as portfolios from './portfolios';
+import * as scoring from './scoring-store';
 import type { DocumentFormat } from '../render/model';
 import type { AnalysisMessage } from './surveys';
+import type { JsonObject } from '../lib/json';
+import type { Axis, Criticality } from '../scoring/model';
+import type { FixRow } from '../scoring/portfolio';
 
 /** Pause between two slices of a large deletion, so requests waiting for the object go first. */
 const PURGE_PAUSE_MS = 5;
@@ -142,8 +147,9 @@ export class ProjectObject extends DurableObject<Env> {
       this.notify([done]);
     }
     const state = this.state();
+    portfolios.ensureImplicit(state);
     const morePurges = purgeSlice(state);
-    const times = [await expireLeases(state), await documents.expireRenders(state), await sweepAbandoned(state)];
+    const times = [await expireLeases(state), await documents.expireRenders(state), await scoring.expireScoring(state), await sweepAbandoned(state)];
     // Deletions left, or queued just now by a lapsed lease.
     if (morePurges || this.wakeRequested) times.push(Date.now() + PURGE_PAUSE_MS);
     this.wakeRequested = false;
@@ -373,6 +379,104 @@ export class ProjectObject extends DurableObject<Env> {
 
   async subjectContents(query: analysis.ContentsQuery) {
     return this.rpc((state) => analysis.contentsPage(state, query));
+  }
+
+  /** `GET P/v1/subject/{subject}/content`: 404 for a name no subject has. */
+  async subjectContentPage(query: analysis.ContentsQuery) {
+    return this.rpc((state) => {
+      portfolios.requireSubject(state, query.subject);
+      return analysis.contentsPage(state, query);
+    });
+  }
+
+  // ---- portfolios (spec 4.1) ----
+
+  async listPortfolios() {
+    return this.rpc((state) => portfolios.listPortfolios(state));
+  }
+
+  async createPortfolio(input: { name: unknown; members?: unknown[] }) {
+    return this.rpc((state) => portfolios.createPortfolio(state, input));
+  }
+
+  async getPortfolio(portfolioId: string) {
+    return this.rpc((state) => portfolios.getPortfolio(state, portfolioId));
+  }
+
+  async updatePortfolio(input: { portfolioId: string; name?: unknown; members?: unknown[] }) {
+    return this.rpc((state) => portfolios.updatePortfolio(state, input.portfolioId, input));
+  }
+
+  async deletePortfolio(portfolioId: string) {
+    return this.rpc((state) => portfolios.deletePortfolio(state, portfolioId));
+  }
+
+  async portfolioHistory(input: { portfolioId: string; axis?: Axis }) {
+    return this.rpc((state) => portfolios.history(state, input.portfolioId, input.axis));
+  }
+
+  async portfolioMembers(portfolioId: string) {
+    return this.rpc((state) => portfolios.listMembers(state, portfolioId));
+  }
+
+  async addPortfolioMember(input: { portfolioId: string; member: unknown }) {
+    return this.rpc((state) => portfolios.addMember(state, input.portfolioId, input.member));
+  }
+
+  async removePortfolioMember(input: { portfolioId: string; type: portfolios.MemberType; value: string }) {
+    return this.rpc((state) => portfolios.removeMember(state, input.portfolioId, input));
+  }
+
+  async portfolioState(input: { portfolioId: string; rank: boolean }): Promise<unknown> {
+    return this.rpc((state) => scoring.stateOf(state, input.portfolioId, input.rank));
+  }
+
+  async portfolioRank(input: { portfolioId: string; offset: number; limit: number; summary: boolean }) {
+    return this.rpc((state) => scoring.rankPage(state, input.portfolioId, input));
+  }
+
+  async simulationInputs(input: { portfolioId: string; itemKeys: string[]; all?: boolean }): Promise<unknown> {
+    return this.rpc((state) => scoring.simulationInputs(state, input.portfolioId, input));
+  }
+
+  // ---- subjects and criticality (spec 4.2) ----
+
+  async listSubjects() {
+    return this.rpc((state) => portfolios.listSubjects(state));
+  }
+
+  async rateSubject(input: { subject: string; value: Criticality; rationale?: string | null; rater: JsonObject }): Promise<unknown> {
+    return this.rpc((state) => portfolios.rateSubject(state, input));
+  }
+
+  async ratingHistory(subject: string): Promise<unknown> {
+    return this.rpc((state) => portfolios.ratingHistory(state, subject));
+  }
+
+  // ---- scoring (the scoring consumer) ----
+
+  async beginScoring(input: { portfolioId: string; generation: number }) {
+    return this.rpc((state) => scoring.beginScoring(state, input));
+  }
+
+  async refreshSubject(input: { subject: string; asOf: string }) {
+    return this.rpc((state) => scoring.refreshSubject(state, input));
+  }
+
+  async scoringSubjects(portfolioId: string) {
+    return this.rpc((state) => scoring.scoringSubjects(state, portfolioId));
+  }
+
+  async scoringFindings(input: { subjects: string[]; after?: [string, string]; limit: number }): Promise<unknown> {
+    return this.rpc((state) => scoring.findingsPage(state, input));
+  }
+
+  async stageFixes(input: { build: string; rows: Pick<FixRow, 'itemKey' | 'gain' | 'row' | 'summary' | 'effects'>[] }) {
+    return this.rpc((state) => scoring.stageFixes(state, input));
+  }
+
+  async finishScoring(input: scoring.FinishedScoring) {
+    return this.rpc((state) => scoring.finishScoring(state, input));
   }
 
   // ---- data health (spec 4.12) ----

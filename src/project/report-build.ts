@@ -11,6 +11,7 @@ import * as health from './health';
 import { changeJob, findJob, isFinished, settleSurvey, stepsOf, type JobRow, type ReportType } from './jobs';
 import { dropLease, leaseOf, queueWork, renewLease, takeLease } from './leases';
 import { queueRenders } from './documents';
+import { subjectChanged } from './scoring-store';
 import type { ProjectState } from './project-object';
 import { bundles, reportEntries, reports, subjectContents } from './schema';
 import type { AnalysisMessage } from './surveys';
@@ -198,6 +199,8 @@ export async function finishReport(state: ProjectState, input: FinishedReport): 
   state.notify(changed);
   // Its documents are rendered once, automatically (spec 4.9 rule 4 renders them again on request).
   await queueRenders(state, input.reportId);
+  // A completed survey rescores every portfolio holding its subject (history cause `survey`).
+  if (changed[1]?.status === 'COMPLETED') await subjectChanged(state, input.subject, 'survey');
   return true;
 }
 

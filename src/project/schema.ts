@@ -1,7 +1,7 @@
 // The project data plane: one SQLite database per project, inside its Durable Object.
 // Documented in docs/storage.md; migrations in src/project/migrations (drizzle-kit, durable-sqlite).
 import type { JsonObject } from '../lib/json';
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
  * Jobs: surveys (parents) and their steps, uploads, reports, instance start-up. `seq` grows with
@@ -239,3 +239,122 @@ export const renderWork = sqliteTable('render_work', {
   attempts: integer('attempts').notNull().default(0),
   expiresAt: integer('expires_at').notNull(),
 }, (t) => [index('render_work_expires').on(t.expiresAt)]);
+
+/**
+ * Portfolios (spec 4.1): named sets of subjects and packages scored together. The built-in one
+ * (`is_implicit`) holds every subject. `generation` grows with every change that needs rescoring;
+ * a scoring result is kept only for the generation it was computed for.
+ */
+export const portfolios = sqliteTable('portfolios', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  isImplicit: integer('is_implicit', { mode: 'boolean' }).notNull().default(false),
+  settings: text('settings', { mode: 'json' }).notNull().$type<JsonObject>(),
+  /** `unscored` until first scored, `rescoring` after a membership change or a rating, else `scored`. */
+  status: text('status').notNull().$type<'unscored' | 'rescoring' | 'scored'>(),
+  generation: integer('generation').notNull().default(1),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+  deletedAt: text('deleted_at'),
+});
+
+/** A portfolio's members: subjects by name, packages by package URL without a version. */
+export const portfolioMembers = sqliteTable('portfolio_members', {
+  portfolioId: text('portfolio_id').notNull(),
+  memberType: text('member_type').notNull().$type<'subject' | 'package'>(),
+  value: text('value').notNull(),
+  addedAt: text('added_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.portfolioId, t.memberType, t.value] })]);
+
+/** Criticality ratings of subjects (spec 4.2): a history, never overwritten. */
+export const criticalityRatings = sqliteTable('criticality_ratings', {
+  id: text('id').primaryKey(),
+  subject: text('subject').notNull(),
+  value: text('value').notNull(),
+  priorValue: text('prior_value').notNull(),
+  rater: text('rater', { mode: 'json' }).notNull().$type<JsonObject>(),
+  rationale: text('rationale'),
+  ratedAt: text('rated_at').notNull(),
+}, (t) => [index('criticality_ratings_subject').on(t.subject, t.ratedAt)]);
+
+/**
+ * Every current finding of every subject as the scoring model weighs it (src/scoring/findings.ts):
+ * its axis, penalty and the fix row that removes it. Rebuilt per subject when its contents change.
+ */
+export const scoredFindings = sqliteTable('scored_findings', {
+  subject: text('subject').notNull(),
+  /** Unique within the subject (a finding key can repeat: one advisory on two versions of a package). */
+  id: text('id').notNull(),
+  axis: text('axis').notNull(),
+  findingKey: text('finding_key').notNull(),
+  itemKey: text('item_key'),
+  penalty: real('penalty').notNull(),
+  detail: text('detail', { mode: 'json' }).notNull().$type<JsonObject>(),
+}, (t) => [primaryKey({ columns: [t.subject, t.id] }), index('scored_findings_item').on(t.itemKey)]);
+
+/** A subject's penalties per axis (sums of its scored findings) and when they were computed. */
+export const subjectScores = sqliteTable('subject_scores', {
+  subject: text('subject').primaryKey(),
+  pqc: real('pqc').notNull(),
+  vuln: real('vuln').notNull(),
+  agility: real('agility').notNull(),
+  findings: integer('findings').notNull(),
+  /** Set when the subject's contents or its vulnerability matches changed since: the next scoring refreshes it. */
+  stale: integer('stale', { mode: 'boolean' }).notNull().default(false),
+  asOf: text('as_of').notNull(),
+  computedAt: text('computed_at').notNull(),
+});
+
+/**
+ * A portfolio's latest scoring: the state answer (scores, bands, breakdown), the model simulation
+ * works from, and which build of `portfolio_fixes` is current.
+ */
+export const portfolioResults = sqliteTable('portfolio_results', {
+  portfolioId: text('portfolio_id').primaryKey(),
+  generation: integer('generation').notNull(),
+  build: text('build').notNull(),
+  computedAt: text('computed_at').notNull(),
+  asOf: text('as_of').notNull(),
+  state: text('state', { mode: 'json' }).notNull().$type<JsonObject>(),
+  model: text('model', { mode: 'json' }).notNull().$type<JsonObject>(),
+  rows: integer('rows').notNull(),
+});
+
+/**
+ * Ranked fix rows of one scoring build of a portfolio. A build is written in slices, then made current
+ * in one write; the rows of the build it replaced are deleted afterwards.
+ */
+export const portfolioFixes = sqliteTable('portfolio_fixes', {
+  build: text('build').notNull(),
+  rank: integer('rank').notNull(),
+  itemKey: text('item_key').notNull(),
+  gain: real('gain').notNull(),
+  /** The row as rank answers it, and its summary form (JSON text, answered as it is). */
+  row: text('row').notNull(),
+  summary: text('summary').notNull(),
+  /** Which findings of which subjects it removes (src/scoring/portfolio.ts `Effect`). */
+  effects: text('effects').notNull(),
+}, (t) => [primaryKey({ columns: [t.build, t.rank] }), uniqueIndex('portfolio_fixes_item').on(t.build, t.itemKey)]);
+
+/** Score history (spec 2): one row per axis whose score moved, with the band and the cause. */
+export const scoreHistory = sqliteTable('score_history', {
+  id: text('id').primaryKey(),
+  portfolioId: text('portfolio_id').notNull(),
+  axis: text('axis').notNull(),
+  score: real('score').notNull(),
+  band: text('band').notNull(),
+  cause: text('cause').notNull(),
+  at: text('at').notNull(),
+}, (t) => [index('score_history_portfolio').on(t.portfolioId, t.at)]);
+
+/**
+ * Scoring waiting for or held by the scoring consumer, per portfolio: like a render job, a lost message
+ * leaves a row whose time lapses and the alarm sends it again.
+ */
+export const scoringWork = sqliteTable('scoring_work', {
+  portfolioId: text('portfolio_id').primaryKey(),
+  generation: integer('generation').notNull(),
+  cause: text('cause').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  expiresAt: integer('expires_at').notNull(),
+}, (t) => [index('scoring_work_expires').on(t.expiresAt)]);

@@ -146,6 +146,7 @@ export async function analyse(env: Env, message: AnalysisMessage): Promise<void>
       onComponent: (component, source) => stager.add({ kind: 'component', source: source.path, component }),
       onCryptoAsset: (asset, source) => stager.add({ kind: 'crypto_asset', source: source.path, asset }),
       onObservation: (observation, source) => stager.add({ kind: 'observation', source: `${source.path}:${source.line}`, observation }),
+      onDependency: (dependency, source) => stager.add({ kind: 'dependency', source: source.path, dependency }),
     });
     await stager.flush();
     await deriveFindings(env, message, attempt, stager);

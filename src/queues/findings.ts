@@ -2,9 +2,12 @@
 // with the contents. Components are matched against the vulnerability database in D1 batch by batch as
 // they are staged (one lookup per batch); crypto assets and runtime observations are classified once
 // the whole bundle is read (certificates refer to algorithms anywhere in it, and an observation's
-// count adds up over every line), paged back from the project object.
+// count adds up over every line), paged back from the project object. Which library provides each
+// crypto asset comes from the dependency rows (paged, only entries touching an asset kept) and the
+// components they name (looked up by bom-ref).
 import { BundleError } from '../analysis/bundle';
-import { cryptoFindings, packagedComponents, packagesOf, runtimeFinding, vulnFindings } from '../analysis/findings';
+import { cryptoFindings, packagedComponents, packagesOf, ProviderGraph, runtimeFinding, vulnFindings, type ProvidedBy } from '../analysis/findings';
+import type { Dependency } from '../analysis/types';
 import type { Env } from '../env';
 import type { AnalysisRow, ContentKind, FoundItem, SerializedRow } from '../project/analysis-store';
 import { withProject } from '../project/client';
@@ -38,11 +41,33 @@ export async function deriveFindings(env: Env, message: AnalysisMessage, attempt
     assets.push(...page);
     if (assets.length > MAX_CRYPTO_ASSETS) throw new BundleError('archive_limits', `The bundle holds more than ${MAX_CRYPTO_ASSETS} cryptographic assets; split it into several surveys.`);
   }
-  for (const finding of cryptoFindings(assets)) await stager.add({ kind: 'crypto_finding', source: String(finding.data.seen_in ?? ''), finding });
+  const providers = await providersOf(env, message, source, assets);
+  for (const finding of cryptoFindings(assets, providers)) await stager.add({ kind: 'crypto_finding', source: String(finding.data.seen_in ?? ''), finding });
   for await (const page of analysisPages(env, message, source, 'observation')) {
     for (const row of page) await stager.add({ kind: 'runtime_finding', source: String(row.data.source ?? ''), finding: runtimeFinding(row) });
   }
   await stager.flush();
+}
+
+/** Bom-refs per component lookup (the `analysisRows` RPC with `bomRefs`). */
+export const REFS_PER_LOOKUP = 500;
+
+/** Which library provides each of the attempt's crypto assets (by row key); nothing is read without assets. */
+export async function providersOf(env: Env, message: AnalysisMessage, source: { surveyId: string; attempt: number }, assets: AnalysisRow[]): Promise<Map<string, ProvidedBy | null>> {
+  const graph = new ProviderGraph(assets);
+  if (graph.empty) return new Map();
+  for await (const page of analysisPages(env, message, source, 'dependency')) {
+    for (const row of page) graph.addDependency(row.data as unknown as Dependency);
+  }
+  const refs = graph.wantedRefs();
+  for (let i = 0; i < refs.length; i += REFS_PER_LOOKUP) {
+    const bomRefs = refs.slice(i, i + REFS_PER_LOOKUP);
+    const page = await withProject<{ rows: AnalysisRow[] }>(env, message.projectId, (stub) =>
+      stub.analysisRows({ ...source, kind: 'component', limit: bomRefs.length, bomRefs }));
+    for (const row of page.rows) graph.addComponent(row);
+    await yieldNow();
+  }
+  return graph.providers();
 }
 
 /** The advisories of the components among a batch of found items, as finding items to stage with them. */

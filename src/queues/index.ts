@@ -3,12 +3,15 @@ import type { Env } from '../env';
 import { ANALYSIS_QUEUE, consumeAnalysis } from './analysis';
 import { ANALYSIS_DLQ, consumeAnalysisDeadLetters } from './dead-letter';
 import { consumeRender, consumeRenderDeadLetters, RENDER_DLQ, RENDER_QUEUE } from './render';
+import { consumeScoring, consumeScoringDeadLetters, SCORING_DLQ, SCORING_QUEUE } from './scoring';
 
 const consumers: Record<string, (batch: MessageBatch, env: Env) => Promise<void>> = {
   [ANALYSIS_QUEUE]: consumeAnalysis,
   [ANALYSIS_DLQ]: consumeAnalysisDeadLetters,
   [RENDER_QUEUE]: consumeRender,
   [RENDER_DLQ]: consumeRenderDeadLetters,
+  [SCORING_QUEUE]: consumeScoring,
+  [SCORING_DLQ]: consumeScoringDeadLetters,
 };
 
 export async function consumeBatch(batch: MessageBatch, env: Env, _ctx: ExecutionContext): Promise<void> {

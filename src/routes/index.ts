@@ -4,6 +4,8 @@ import { authRouter } from './auth';
 import { bundlesRouter } from './bundles';
 import { credentialsRouter } from './credentials';
 import { dataHealthRouter } from './data-health';
+import { portfoliosRouter } from './portfolios';
+import { subjectsRouter } from './subjects';
 import { jobsRouter } from './jobs';
 import { surveysRouter } from './surveys';
 import { reportsRouter } from './reports';
@@ -33,4 +35,6 @@ export const routers = [
   reportsRouter,
   bundlesRouter,
   dataHealthRouter,
+  portfoliosRouter,
+  subjectsRouter,
 ];

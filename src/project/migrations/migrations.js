@@ -5,6 +5,7 @@ import m0002 from './0002_job_updated_at.sql';
 import m0003 from './0003_contents_by_survey.sql';
 import m0004 from './0004_reports.sql';
 import m0005 from './0005_documents.sql';
+import m0006 from './0006_portfolios.sql';
 
   export default {
     journal,
@@ -14,7 +15,8 @@ m0001,
 m0002,
 m0003,
 m0004,
-m0005
+m0005,
+m0006
     }
   }
   

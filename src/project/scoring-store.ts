@@ -1,0 +1,336 @@
+// Scoring inside the project object: the work the scoring queue does per portfolio (leased like a
+// render job), each subject's findings as the model weighs them (`scored_findings`), and the stored
+// results that state, rank and simulate answer from. The computation itself is plain functions in
+// src/scoring/, run by the consumer (src/queues/scoring.ts) between calls to these.
+import { and, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import type { JsonObject } from '../lib/json';
+import { newOrderedId, nowIso } from '../lib/ids';
+import { scoredFindings, type ScoredFinding, type SubjectEvidence } from '../scoring/findings';
+import { CRYPTO_LIBRARIES } from '../scoring/crypto-libraries';
+import { AXES, bandOf, CRITICALITY_WEIGHT, type Axis, type Criticality } from '../scoring/model';
+import type { FixRow, PortfolioModel } from '../scoring/portfolio';
+import type { ProjectState } from './project-object';
+import { memberSubjects, portfoliosHolding, requirePortfolio, requireScored, type PortfolioRow } from './portfolios';
+import { portfolioFixes, portfolioResults, portfolios, scoredFindings as scoredTable, scoreHistory, scoringWork, subjects, subjectScores } from './schema';
+
+export type ScoringCause = 'survey' | 'membership' | 'rating' | 'vulnerability-data' | 'snapshot' | 'backfill';
+
+export interface ScoringMessage {
+  projectId: string;
+  portfolioId: string;
+  generation: number;
+  cause: ScoringCause;
+}
+
+/** Queued scoring is sent again after this long without a start; started scoring after SCORING_RUNNING_MS. */
+export const SCORING_QUEUED_MS = 60_000;
+export const SCORING_RUNNING_MS = 5 * 60_000;
+export const MAX_SCORING_STARTS = 5;
+
+/**
+ * Asks for the portfolios to be scored (their current generation) and sends the work. The row first:
+ * should the send fail, the alarm sends it when it lapses.
+ */
+export async function requestScoring(state: ProjectState, portfolioIds: string[], cause: ScoringCause, now = Date.now()): Promise<void> {
+  if (!portfolioIds.length) return;
+  const rows = state.db.select().from(portfolios).where(and(inArray(portfolios.id, portfolioIds), isNull(portfolios.deletedAt))).all();
+  const expiresAt = now + SCORING_QUEUED_MS;
+  for (const row of rows) {
+    state.db.insert(scoringWork).values({ portfolioId: row.id, generation: row.generation, cause, expiresAt })
+      .onConflictDoUpdate({ target: scoringWork.portfolioId, set: { generation: row.generation, cause, attempts: 0, expiresAt } }).run();
+  }
+  await state.wake(expiresAt);
+  const messages = rows.map((row): ScoringMessage => ({ projectId: state.projectId, portfolioId: row.id, generation: row.generation, cause }));
+  if (messages.length) {
+    await state.env.SCORING_QUEUE.sendBatch(messages.map((body) => ({ body })))
+      .catch((error) => console.error(`scoring: sending work failed, the alarm sends it again: ${String(error)}`));
+  }
+}
+
+/** A subject's contents changed (a survey completed, vulnerability data moved): its findings are refreshed at the next scoring of every portfolio holding it. */
+export async function subjectChanged(state: ProjectState, subject: string, cause: ScoringCause): Promise<void> {
+  state.db.update(subjectScores).set({ stale: true }).where(eq(subjectScores.subject, subject)).run();
+  await requestScoring(state, portfoliosHolding(state, subject).map((p) => p.id), cause);
+}
+
+/** The alarm: scoring whose message was lost or whose consumer died is sent again. Answers when to look next. */
+export async function expireScoring(state: ProjectState, now = Date.now()): Promise<number | null> {
+  const lapsed = state.db.select().from(scoringWork).where(lte(scoringWork.expiresAt, now)).all();
+  const resend: ScoringMessage[] = [];
+  for (const work of lapsed) {
+    if (work.attempts >= MAX_SCORING_STARTS) {
+      // Given up for now: the daily snapshot asks again. State keeps answering the last result (or 503).
+      console.error(`scoring: portfolio ${work.portfolioId} was started ${work.attempts} times without finishing; waiting for the next snapshot`);
+      state.db.delete(scoringWork).where(eq(scoringWork.portfolioId, work.portfolioId)).run();
+      continue;
+    }
+    state.db.update(scoringWork).set({ expiresAt: now + SCORING_QUEUED_MS }).where(eq(scoringWork.portfolioId, work.portfolioId)).run();
+    resend.push({ projectId: state.projectId, portfolioId: work.portfolioId, generation: work.generation, cause: work.cause as ScoringCause });
+  }
+  if (resend.length) await state.env.SCORING_QUEUE.sendBatch(resend.map((body) => ({ body }))).catch(() => undefined);
+  const next = state.db.select({ at: sql<number>`min(${scoringWork.expiresAt})` }).from(scoringWork).get()?.at;
+  return next ?? null;
+}
+
+export interface ScoringStart {
+  run: boolean;
+  attempt?: number;
+  asOf?: string;
+  /** Member subjects whose findings must be refreshed first. */
+  stale?: string[];
+}
+
+/** The consumer starts scoring a portfolio: only the generation asked for, only once per delivery. */
+export function beginScoring(state: ProjectState, input: { portfolioId: string; generation: number }, now = Date.now()): ScoringStart {
+  const work = state.db.select().from(scoringWork).where(eq(scoringWork.portfolioId, input.portfolioId)).get();
+  const row = state.db.select().from(portfolios).where(and(eq(portfolios.id, input.portfolioId), isNull(portfolios.deletedAt))).get();
+  if (!row && work) state.db.delete(scoringWork).where(eq(scoringWork.portfolioId, input.portfolioId)).run();
+  // A message for an older generation: the newer one's message is on its way.
+  if (!work || !row || work.generation !== input.generation || row.generation !== input.generation) return { run: false };
+  const attempt = work.attempts + 1;
+  state.db.update(scoringWork).set({ attempts: attempt, expiresAt: now + SCORING_RUNNING_MS }).where(eq(scoringWork.portfolioId, row.id)).run();
+  const asOf = new Date(now).toISOString();
+  const today = asOf.slice(0, 10);
+  const members = memberSubjects(state, row);
+  const fresh = new Set(state.db.select({ subject: subjectScores.subject, stale: subjectScores.stale, asOf: subjectScores.asOf }).from(subjectScores).all()
+    // Deadlines come closer every day: a subject scored on an earlier day is refreshed too.
+    .filter((s) => !s.stale && s.asOf.slice(0, 10) === today).map((s) => s.subject));
+  return { run: true, attempt, asOf, stale: members.filter((s) => !fresh.has(s)) };
+}
+
+// ---- a subject's scored findings ----
+
+/** Durable Object SQLite binds at most 100 parameters per statement. */
+export const MAX_BOUND = 90;
+
+/**
+ * Components are filtered in SQL by the names of known crypto libraries before the table's own matching:
+ * LIKE patterns written into the statement (our constants, letters and digits only; more than 100 of them).
+ */
+const LIBRARY_FILTER = [...new Set(CRYPTO_LIBRARIES.flatMap((l) => [l.id, ...l.packages.map((p) => p.split('/').pop()!)])
+  .map((h) => h.toLowerCase().replace(/[^a-z0-9]+/g, '%')).filter((h) => h.replace(/%/g, '').length >= 2))]
+  .map((h) => `lower(coalesce(purl, name)) LIKE '%${h}%'`).join(' OR ');
+
+type Current = { survey_id: string; attempt: number };
+
+function currentOf(state: ProjectState, subject: string, kind: string): Current | null {
+  return state.sql.exec<Current>('SELECT survey_id, attempt FROM subject_contents WHERE subject = ? AND kind = ?', subject, kind).toArray()[0] ?? null;
+}
+
+/** What the analysis holds for the subject now, as the scoring model reads it. */
+export function subjectEvidence(state: ProjectState, subject: string): SubjectEvidence {
+  const evidence: SubjectEvidence = { subject, vulns: [], crypto: [], runtime: [], libraries: [] };
+  const vuln = currentOf(state, subject, 'vuln_finding');
+  if (vuln) {
+    for (const row of state.sql.exec<{ data: string; listed: number | null }>(
+      `SELECT f.data, json_extract(c.data, '$.listed') AS listed FROM contents f
+       LEFT JOIN contents c ON c.survey_id = f.survey_id AND c.attempt = f.attempt AND c.kind = 'component' AND c.key = json_extract(f.data, '$.component_key')
+       WHERE f.survey_id = ? AND f.attempt = ? AND f.kind = 'vuln_finding'`, vuln.survey_id, vuln.attempt)) {
+      evidence.vulns.push({ data: JSON.parse(row.data) as JsonObject, listed: row.listed ?? 1 });
+    }
+  }
+  const crypto = currentOf(state, subject, 'crypto_finding');
+  if (crypto) {
+    for (const row of state.sql.exec<{ data: string; protocol: string | null }>(
+      `SELECT f.data, json_extract(a.data, '$.protocol') AS protocol FROM contents f
+       LEFT JOIN contents a ON a.survey_id = f.survey_id AND a.attempt = f.attempt AND a.kind = 'crypto_asset' AND a.key = f.key
+       WHERE f.survey_id = ? AND f.attempt = ? AND f.kind = 'crypto_finding'`, crypto.survey_id, crypto.attempt)) {
+      evidence.crypto.push({ data: JSON.parse(row.data) as JsonObject, protocol: row.protocol ? JSON.parse(row.protocol) as JsonObject : null });
+    }
+  }
+  const runtime = currentOf(state, subject, 'runtime_finding');
+  if (runtime) {
+    for (const row of state.sql.exec<{ data: string }>("SELECT data FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'runtime_finding'", runtime.survey_id, runtime.attempt)) {
+      evidence.runtime.push(JSON.parse(row.data) as JsonObject);
+    }
+  }
+  const components = currentOf(state, subject, 'component');
+  if (components && LIBRARY_FILTER) {
+    for (const row of state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null; listed: number | null }>(
+      `SELECT key, name, purl, version, json_extract(data, '$.listed') AS listed FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component' AND (${LIBRARY_FILTER})`,
+      components.survey_id, components.attempt)) {
+      evidence.libraries.push({ key: row.key, name: row.name, purl: row.purl, version: row.version, listed: row.listed ?? 1 });
+    }
+  }
+  return evidence;
+}
+
+/** Recomputes a subject's scored findings and penalties from its current contents, as of `asOf`. */
+export function refreshSubject(state: ProjectState, input: { subject: string; asOf: string }): { findings: number } {
+  const findings = scoredFindings(subjectEvidence(state, input.subject), input.asOf);
+  const sums: Record<Axis, number> = { pqc: 0, vuln: 0, agility: 0 };
+  for (const f of findings) sums[f.axis] += f.penalty;
+  state.db.transaction(() => {
+    state.db.delete(scoredTable).where(eq(scoredTable.subject, input.subject)).run();
+    for (const f of findings) {
+      state.sql.exec('INSERT OR REPLACE INTO scored_findings (subject, id, axis, finding_key, item_key, penalty, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        f.subject, f.id, f.axis, f.findingKey, f.itemKey, f.penalty, JSON.stringify(f.detail));
+    }
+    const row = { ...sums, findings: findings.length, stale: false, asOf: input.asOf, computedAt: nowIso() };
+    state.db.insert(subjectScores).values({ subject: input.subject, ...row }).onConflictDoUpdate({ target: subjectScores.subject, set: row }).run();
+  });
+  return { findings: findings.length };
+}
+
+// ---- scoring inputs and results ----
+
+export interface ScoringSubject {
+  name: string;
+  criticality: Criticality;
+  weight: number;
+  penalties: Record<Axis, number>;
+}
+
+/** The portfolio's subjects with their weights and penalties (the model), as of this scoring. */
+export function scoringSubjects(state: ProjectState, portfolioId: string): ScoringSubject[] {
+  const row = requirePortfolio(state, portfolioId);
+  const names = memberSubjects(state, row);
+  const out: ScoringSubject[] = [];
+  for (let i = 0; i < names.length; i += MAX_BOUND) {
+    const slice = names.slice(i, i + MAX_BOUND);
+    const scores = new Map(state.db.select().from(subjectScores).where(inArray(subjectScores.subject, slice)).all().map((s) => [s.subject, s]));
+    const info = new Map(state.db.select({ name: subjects.name, criticality: subjects.criticality }).from(subjects).where(inArray(subjects.name, slice)).all().map((s) => [s.name, s]));
+    for (const name of slice) {
+      const criticality = (info.get(name)?.criticality ?? 'unclassified') as Criticality;
+      const s = scores.get(name);
+      out.push({ name, criticality, weight: CRITICALITY_WEIGHT[criticality] ?? 2, penalties: { pqc: s?.pqc ?? 0, vuln: s?.vuln ?? 0, agility: s?.agility ?? 0 } });
+    }
+  }
+  return out;
+}
+
+/** A page of the scored findings of some subjects (at most MAX_BOUND of them), in (subject, id) order. */
+export function findingsPage(state: ProjectState, input: { subjects: string[]; after?: [string, string]; limit: number }): ScoredFinding[] {
+  if (!input.subjects.length) return [];
+  if (input.subjects.length > MAX_BOUND) throw new Error(`findingsPage takes at most ${MAX_BOUND} subjects at a time`);
+  const [subject, id] = input.after ?? ['', ''];
+  const marks = input.subjects.map(() => '?').join(',');
+  return state.sql.exec<{ subject: string; id: string; axis: string; finding_key: string; item_key: string | null; penalty: number; detail: string }>(
+    `SELECT subject, id, axis, finding_key, item_key, penalty, detail FROM scored_findings WHERE subject IN (${marks}) AND (subject > ? OR (subject = ? AND id > ?)) ORDER BY subject, id LIMIT ?`,
+    ...input.subjects, subject, subject, id, input.limit,
+  ).toArray().map((r) => ({ subject: r.subject, id: r.id, axis: r.axis as Axis, findingKey: r.finding_key, itemKey: r.item_key, penalty: r.penalty, detail: JSON.parse(r.detail) as JsonObject }));
+}
+
+/** Writes a slice of a build's ranked rows (not visible until the build is made current). */
+export function stageFixes(state: ProjectState, input: { build: string; rows: Pick<FixRow, 'itemKey' | 'gain' | 'row' | 'summary' | 'effects'>[] }): void {
+  state.db.transaction(() => {
+    for (const r of input.rows) {
+      state.sql.exec('INSERT OR REPLACE INTO portfolio_fixes (build, rank, item_key, gain, row, summary, effects) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        input.build, r.row.rank as number, r.itemKey, r.gain.overall, JSON.stringify(r.row), JSON.stringify(r.summary), JSON.stringify(r.effects));
+    }
+  });
+}
+
+export interface FinishedScoring {
+  portfolioId: string;
+  generation: number;
+  attempt: number;
+  build: string;
+  asOf: string;
+  cause: ScoringCause;
+  state: JsonObject;
+  model: PortfolioModel;
+  rows: number;
+}
+
+/**
+ * Makes a build current: the result replaces the previous one (whose rows are deleted), history gets a
+ * row per axis whose score moved (every axis for a snapshot), and the portfolio is scored. A build
+ * for a generation that moved on meanwhile is dropped: the newer work is queued already.
+ */
+export function finishScoring(state: ProjectState, input: FinishedScoring): { kept: boolean } {
+  const row = state.db.select().from(portfolios).where(eq(portfolios.id, input.portfolioId)).get();
+  const work = state.db.select().from(scoringWork).where(eq(scoringWork.portfolioId, input.portfolioId)).get();
+  const current = row && !row.deletedAt && row.generation === input.generation && work?.generation === input.generation && work.attempts === input.attempt;
+  if (!current) {
+    state.db.delete(portfolioFixes).where(eq(portfolioFixes.build, input.build)).run();
+    return { kept: false };
+  }
+  const previous = state.db.select().from(portfolioResults).where(eq(portfolioResults.portfolioId, row.id)).get();
+  const computedAt = nowIso();
+  state.db.transaction(() => {
+    const result = { portfolioId: row.id, generation: input.generation, build: input.build, computedAt, asOf: input.asOf, state: input.state, model: input.model as unknown as JsonObject, rows: input.rows };
+    state.db.insert(portfolioResults).values(result).onConflictDoUpdate({ target: portfolioResults.portfolioId, set: result }).run();
+    state.db.update(portfolios).set({ status: 'scored' }).where(eq(portfolios.id, row.id)).run();
+    state.db.delete(scoringWork).where(eq(scoringWork.portfolioId, row.id)).run();
+    writeHistory(state, row, input.state, input.cause, computedAt);
+  });
+  // The replaced build's rows, a slice at a time by the alarm's purge (a portfolio may have 10,000).
+  if (previous && previous.build !== input.build) dropBuild(state, previous.build);
+  return { kept: true };
+}
+
+/** Deletes a build's rows in slices that keep the object answering. */
+export function dropBuild(state: ProjectState, build: string): void {
+  for (;;) {
+    const deleted = state.sql.exec('DELETE FROM portfolio_fixes WHERE rowid IN (SELECT rowid FROM portfolio_fixes WHERE build = ? LIMIT 2000)', build).rowsWritten;
+    if (deleted < 2000) return;
+  }
+}
+
+/** History rows for the axes whose shown score moved since the portfolio's last row of that axis. */
+function writeHistory(state: ProjectState, row: PortfolioRow, answer: JsonObject, cause: ScoringCause, at: string): void {
+  const axes = ((answer.score as JsonObject | undefined)?.axes ?? {}) as Record<string, { score: number | null }>;
+  for (const axis of AXES) {
+    const score = axes[axis]?.score;
+    if (score === null || score === undefined) continue;
+    const last = state.db.select({ score: scoreHistory.score }).from(scoreHistory)
+      .where(and(eq(scoreHistory.portfolioId, row.id), eq(scoreHistory.axis, axis))).orderBy(sql`${scoreHistory.at} DESC`, sql`${scoreHistory.id} DESC`).get();
+    if (cause !== 'snapshot' && last && last.score === score) continue;
+    state.db.insert(scoreHistory).values({ id: newOrderedId(), portfolioId: row.id, axis, score, band: bandOf(score), cause, at }).run();
+  }
+}
+
+// ---- reads ----
+
+/** `GET state`: the stored answer; with `rank`, the first page of ranked fixes in summary form. */
+export function stateOf(state: ProjectState, portfolioId: string, rank: boolean): JsonObject {
+  const { row, result } = requireScored(state, portfolioId);
+  const answer: JsonObject = { portfolio_id: row.id, name: row.name, ...result.state, computed_at: result.computedAt, as_of: result.asOf };
+  if (rank) answer.rank = rankPage(state, portfolioId, { offset: 0, limit: 1000, summary: true }) as unknown as JsonObject;
+  return answer;
+}
+
+export interface RankPage {
+  total: number;
+  offset: number;
+  limit: number;
+  /** Each row as stored JSON text: the handler writes them out as they are. */
+  rows: string[];
+}
+
+export function rankPage(state: ProjectState, portfolioId: string, query: { offset: number; limit: number; summary: boolean }): RankPage {
+  const { result } = requireScored(state, portfolioId);
+  const column = query.summary ? 'summary' : 'row';
+  const rows = state.sql.exec<{ text: string }>(`SELECT ${column} AS text FROM portfolio_fixes WHERE build = ? AND rank > ? ORDER BY rank LIMIT ?`, result.build, query.offset, query.limit)
+    .toArray().map((r) => r.text);
+  return { total: result.rows, offset: query.offset, limit: query.limit, rows };
+}
+
+export interface SimulationInputs {
+  model: PortfolioModel;
+  rows: { itemKey: string; row: JsonObject; effects: string }[];
+}
+
+/** What simulation needs: the model and the rows named (with their effects). `all`: every row (re-ranking). */
+export function simulationInputs(state: ProjectState, portfolioId: string, input: { itemKeys: string[]; all?: boolean }): SimulationInputs {
+  const { result } = requireScored(state, portfolioId);
+  const rows: SimulationInputs['rows'] = [];
+  const wanted = [...new Set(input.itemKeys)];
+  const query = input.all
+    ? state.sql.exec<{ item_key: string; summary: string; row: string; effects: string }>('SELECT item_key, summary, row, effects FROM portfolio_fixes WHERE build = ? ORDER BY rank', result.build)
+    : null;
+  if (query) {
+    for (const r of query) rows.push({ itemKey: r.item_key, row: JSON.parse(wanted.includes(r.item_key) ? r.row : r.summary) as JsonObject, effects: r.effects });
+  } else {
+    for (let i = 0; i < wanted.length; i += MAX_BOUND) {
+      const slice = wanted.slice(i, i + MAX_BOUND);
+      for (const r of state.sql.exec<{ item_key: string; row: string; effects: string }>(
+        `SELECT item_key, row, effects FROM portfolio_fixes WHERE build = ? AND item_key IN (${slice.map(() => '?').join(',')})`, result.build, ...slice)) {
+        rows.push({ itemKey: r.item_key, row: JSON.parse(r.row) as JsonObject, effects: r.effects });
+      }
+    }
+  }
+  return { model: result.model as unknown as PortfolioModel, rows };
+}
+

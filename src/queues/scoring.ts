@@ -1,0 +1,131 @@
+// The scoring consumer (ARCHITECTURE section 1): one message per portfolio to score. It takes the
+// portfolio's scoring work, refreshes the findings of member subjects whose contents changed, reads
+// the subjects' penalties and findings in pages, computes the scores, breakdown and ranked fixes
+// (src/scoring/, plain functions) and writes the ranked rows in slices before making them current in
+// one write. The project object keeps answering between every call; state and rank answer the
+// previous result until the new one is current.
+import { z } from 'zod';
+import { errorText } from '../analysis/errors';
+import { packageOf } from '../analysis/vulns/ecosystem';
+import { compareVersions } from '../analysis/vulns/versions';
+import type { Env } from '../env';
+import type { JsonObject } from '../lib/json';
+import { newOrderedId } from '../lib/ids';
+import { withProject } from '../project/client';
+import type { ScoringStart, ScoringSubject } from '../project/scoring-store';
+import type { ScoredFinding } from '../scoring/findings';
+import { breakdown, portfolioScores, rankFixes, scoreAnswer, type PortfolioModel } from '../scoring/portfolio';
+import { retryDelay, yieldNow } from './analysis';
+
+export const SCORING_QUEUE = 'posture-scoring';
+export const SCORING_DLQ = 'posture-scoring-dlq';
+/** Subjects per findings call (the object binds at most 100 parameters a statement) and findings per page. */
+const SUBJECT_SLICE = 90;
+const FINDINGS_PAGE = 5_000;
+/** Ranked rows per write. */
+const ROWS_PER_WRITE = 250;
+
+export const ScoringMessageSchema = z.object({
+  projectId: z.uuid(),
+  portfolioId: z.uuid(),
+  generation: z.number().int().min(1),
+  cause: z.enum(['survey', 'membership', 'rating', 'vulnerability-data', 'snapshot', 'backfill']),
+});
+export type ScoringMessageBody = z.infer<typeof ScoringMessageSchema>;
+
+/** Every scored finding of the subjects, paged from the project object. */
+async function findingsOf(env: Env, projectId: string, names: string[]): Promise<ScoredFinding[]> {
+  const all: ScoredFinding[] = [];
+  for (let i = 0; i < names.length; i += SUBJECT_SLICE) {
+    const subjects = names.slice(i, i + SUBJECT_SLICE);
+    let after: [string, string] | undefined;
+    for (;;) {
+      const page = await withProject<ScoredFinding[]>(env, projectId, (stub) => stub.scoringFindings({ subjects, after, limit: FINDINGS_PAGE }));
+      all.push(...page);
+      if (page.length < FINDINGS_PAGE) break;
+      const last = page[page.length - 1]!;
+      after = [last.subject, last.id];
+      await yieldNow();
+    }
+  }
+  return all;
+}
+
+/** The version that fixes every instance of a package: the highest candidate in the package's own order. */
+export function highestVersion(itemKey: string, candidates: string[]): string | null {
+  if (!candidates.length) return null;
+  const ecosystem = packageOf(`${itemKey}@0`)?.ecosystem;
+  return candidates.reduce((best, v) => {
+    if (!ecosystem) return v > best ? v : best;
+    try {
+      return compareVersions(ecosystem, v, best) > 0 ? v : best;
+    } catch {
+      return best;
+    }
+  });
+}
+
+/** The portfolio's scoring from its subjects and their findings (plain; the bench and tests call it too). */
+export function computeScoring(subjects: ScoringSubject[], findings: ScoredFinding[]) {
+  const model: PortfolioModel = { subjects: Object.fromEntries(subjects.map((s) => [s.name, [s.weight, s.penalties.pqc, s.penalties.vuln, s.penalties.agility]])) };
+  const scores = portfolioScores(model);
+  const rows = rankFixes(model, findings, { fixVersionOf: highestVersion });
+  const state: JsonObject = {
+    score: scoreAnswer(scores) as unknown as JsonObject,
+    subjects: subjects.length,
+    findings: findings.length,
+    fixes: rows.length,
+    breakdown: breakdown(model, subjects.map((s) => ({ name: s.name, criticality: s.criticality, weight: s.weight })), findings),
+  };
+  return { model, state, rows };
+}
+
+/** Scores one portfolio; returns normally when done with the message (ack), throws to retry. */
+export async function scorePortfolio(env: Env, message: ScoringMessageBody): Promise<void> {
+  const { projectId, portfolioId, generation } = message;
+  const start = await withProject<ScoringStart>(env, projectId, (stub) => stub.beginScoring({ portfolioId, generation }));
+  if (!start.run) return;
+  const asOf = start.asOf!;
+  for (const subject of start.stale ?? []) {
+    await withProject(env, projectId, (stub) => stub.refreshSubject({ subject, asOf }));
+    await yieldNow();
+  }
+  const subjects = await withProject<ScoringSubject[]>(env, projectId, (stub) => stub.scoringSubjects(portfolioId));
+  const findings = await findingsOf(env, projectId, subjects.map((s) => s.name));
+  const { model, state, rows } = computeScoring(subjects, findings);
+  const build = newOrderedId();
+  for (let i = 0; i < rows.length; i += ROWS_PER_WRITE) {
+    await withProject(env, projectId, (stub) => stub.stageFixes({ build, rows: rows.slice(i, i + ROWS_PER_WRITE) }));
+    await yieldNow();
+  }
+  await withProject(env, projectId, (stub) => stub.finishScoring({
+    portfolioId, generation, attempt: start.attempt!, build, asOf, cause: message.cause, state, model, rows: rows.length,
+  }));
+}
+
+/** The scoring queue's consumer: each message acked when done, retried with a growing delay otherwise. */
+export async function consumeScoring(batch: MessageBatch, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    const parsed = ScoringMessageSchema.safeParse(message.body);
+    if (!parsed.success) {
+      console.error(`scoring: dropping malformed message ${message.id}`);
+      message.ack();
+      continue;
+    }
+    try {
+      await scorePortfolio(env, parsed.data);
+      message.ack();
+    } catch (error) {
+      console.error(`scoring: attempt ${message.attempts} for portfolio ${parsed.data.portfolioId} failed: ${errorText(error)}`);
+      message.retry({ delaySeconds: retryDelay(message.attempts) });
+    }
+  }
+}
+
+/** Dead letters: nothing to fail (scoring is not a job); the work row lapses and the alarm tries again later. */
+export async function consumeScoringDeadLetters(batch: MessageBatch): Promise<void> {
+  for (const message of batch.messages) {
+    console.error(`scoring: gave up on message ${message.id} after its retries; the project object's alarm sends the work again`);
+    message.ack();
+  }
+}

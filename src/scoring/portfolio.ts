@@ -1,0 +1,295 @@
+// A portfolio's scores, their breakdown and its ranked fixes (docs/scoring.md). One computation serves
+// ranking and simulation: `projectScores` answers the portfolio's scores after removing some findings,
+// touching only the subjects they are in, so the gain of every one of 10,000 rows costs the size of
+// that row, not of the portfolio.
+import type { JsonObject } from '../lib/json';
+import type { ScoredFinding } from './findings';
+import { AXES, AXIS_WEIGHT, bandOf, overallOf, scoreOf, shown, type Axis, type Band } from './model';
+
+export type AxisScores = Record<Axis, number>;
+
+/** What simulation needs of a portfolio: its subjects' weights and penalties (stored with its result). */
+export interface PortfolioModel {
+  /** name -> [weight, pqc penalty, vuln penalty, agility penalty] */
+  subjects: Record<string, [number, number, number, number]>;
+}
+
+/** One finding's share of a row: which subject's penalty on which axis it removes. */
+export interface Effect {
+  /** subject */
+  s: string;
+  a: Axis;
+  /** the finding's id in the subject (removed once however often named) */
+  f: string;
+  /** its finding key in the row (what `finding_key` selects) */
+  k: string;
+  p: number;
+}
+export const effectOf = (f: ScoredFinding): Effect => ({ s: f.subject, a: f.axis, f: f.id, k: f.findingKey, p: f.penalty });
+
+const AXIS_INDEX: Record<Axis, 1 | 2 | 3> = { pqc: 1, vuln: 2, agility: 3 };
+const zeroes = (): AxisScores => ({ pqc: 0, vuln: 0, agility: 0 });
+
+export interface Scores {
+  axes: AxisScores;
+  overall: number;
+}
+
+/** The portfolio's scores: per axis the criticality-weighted mean of its subjects' scores; null without subjects. */
+export function portfolioScores(model: PortfolioModel): Scores | null {
+  const sums = zeroes();
+  let weight = 0;
+  for (const [w, ...penalties] of Object.values(model.subjects)) {
+    weight += w;
+    for (const axis of AXES) sums[axis] += w * scoreOf(penalties[AXIS_INDEX[axis] - 1]!);
+  }
+  if (weight === 0) return null;
+  const axes = zeroes();
+  for (const axis of AXES) axes[axis] = sums[axis] / weight;
+  return { axes, overall: overallOf(axes) };
+}
+
+/** Sums effects per subject and axis, each (subject, axis, finding) once however often it was named. */
+function removals(effects: Iterable<Effect>): Map<string, AxisScores> {
+  const seen = new Set<string>();
+  const bySubject = new Map<string, AxisScores>();
+  for (const e of effects) {
+    const id = `${e.s}\u0000${e.a}\u0000${e.f}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const removed = bySubject.get(e.s) ?? zeroes();
+    removed[e.a] += e.p;
+    bySubject.set(e.s, removed);
+  }
+  return bySubject;
+}
+
+/** How much each axis and the overall score rise when the effects' findings are gone (incremental: only their subjects). */
+export function gainOf(model: PortfolioModel, effects: Iterable<Effect>, totalWeight = totalWeightOf(model)): Scores {
+  const gain = zeroes();
+  if (totalWeight === 0) return { axes: gain, overall: 0 };
+  for (const [subject, removed] of removals(effects)) {
+    const entry = model.subjects[subject];
+    if (!entry) continue;
+    const [w] = entry;
+    for (const axis of AXES) {
+      if (removed[axis] === 0) continue;
+      const p = entry[AXIS_INDEX[axis]];
+      gain[axis] += (w * (scoreOf(p - removed[axis]) - scoreOf(p))) / totalWeight;
+    }
+  }
+  return { axes: gain, overall: overallOf(gain) };
+}
+
+export const totalWeightOf = (model: PortfolioModel): number => Object.values(model.subjects).reduce((sum, [w]) => sum + w, 0);
+
+/** The model after the effects' findings are gone (for re-ranking a simulation). */
+export function withoutEffects(model: PortfolioModel, effects: Iterable<Effect>): PortfolioModel {
+  const subjects = { ...model.subjects };
+  for (const [subject, removed] of removals(effects)) {
+    const entry = subjects[subject];
+    if (!entry) continue;
+    subjects[subject] = [entry[0], Math.max(0, entry[1] - removed.pqc), Math.max(0, entry[2] - removed.vuln), Math.max(0, entry[3] - removed.agility)];
+  }
+  return { subjects };
+}
+
+// ---- answers ----
+
+export interface ScoreAnswer {
+  score: number | null;
+  band: Band | null;
+  axes: Record<Axis, { score: number | null; band: Band | null }>;
+}
+
+export function scoreAnswer(scores: Scores | null): ScoreAnswer {
+  const of = (value: number | null) => ({ score: value === null ? null : shown(value), band: value === null ? null : bandOf(shown(value)) });
+  const axes = Object.fromEntries(AXES.map((axis) => [axis, of(scores?.axes[axis] ?? null)])) as ScoreAnswer['axes'];
+  return { ...of(scores?.overall ?? null), axes };
+}
+
+const rounded = (value: number) => Math.round(value * 100) / 100;
+const gainAnswer = (gain: Scores) => ({ overall: rounded(gain.overall), ...Object.fromEntries(AXES.map((a) => [a, rounded(gain.axes[a])])) });
+
+/** The findings of the portfolio that cost it the most points, each priced as if it alone were fixed. */
+function costliest(model: PortfolioModel, findings: ScoredFinding[], limit: number, totalWeight: number): JsonObject[] {
+  const priced = findings.map((f) => ({ f, points: gainOf(model, [effectOf(f)], totalWeight).axes[f.axis] }));
+  priced.sort((x, y) => y.points - x.points || x.f.findingKey.localeCompare(y.f.findingKey));
+  return priced.slice(0, limit).map(({ f, points }) => ({
+    subject: f.subject, axis: f.axis, finding_key: f.findingKey, item_key: f.itemKey, points: rounded(points),
+    name: f.detail.name ?? f.detail.library ?? null, explanation: f.detail.explanation ?? null,
+  }));
+}
+
+export interface SubjectInfo {
+  name: string;
+  criticality: string;
+  weight: number;
+}
+
+/**
+ * The state's breakdown: per axis its score and the findings costing the most portfolio points; per
+ * subject its own scores and the findings costing it the most.
+ */
+export function breakdown(model: PortfolioModel, subjects: SubjectInfo[], findings: ScoredFinding[]): JsonObject {
+  const totalWeight = totalWeightOf(model);
+  const scores = portfolioScores(model);
+  const byAxis: Record<string, ScoredFinding[]> = { pqc: [], vuln: [], agility: [] };
+  const bySubject = new Map<string, ScoredFinding[]>();
+  for (const f of findings) {
+    byAxis[f.axis]!.push(f);
+    const list = bySubject.get(f.subject) ?? [];
+    list.push(f);
+    bySubject.set(f.subject, list);
+  }
+  const axes = Object.fromEntries(AXES.map((axis) => [axis, {
+    ...scoreAnswer(scores).axes[axis], weight: AXIS_WEIGHT[axis], findings: byAxis[axis]!.length,
+    costliest: costliest(model, byAxis[axis]!, 5, totalWeight),
+  }]));
+  const subjectRows = subjects.map((s) => {
+    const entry = model.subjects[s.name]!;
+    const own: PortfolioModel = { subjects: { [s.name]: [1, entry[1], entry[2], entry[3]] } };
+    const answer = scoreAnswer(portfolioScores(own));
+    const list = bySubject.get(s.name) ?? [];
+    return {
+      subject: s.name, criticality: s.criticality, weight: s.weight, score: answer.score, band: answer.band,
+      axes: Object.fromEntries(AXES.map((axis) => [axis, answer.axes[axis].score])), findings: list.length,
+      costliest: costliest(own, list, 3, 1),
+    };
+  });
+  subjectRows.sort((a, b) => (a.score ?? 100) - (b.score ?? 100) || a.subject.localeCompare(b.subject));
+  return { axes, subjects: subjectRows };
+}
+
+// ---- ranked fixes ----
+
+export interface FixRow {
+  itemKey: string;
+  gain: Scores;
+  /** The row as rank answers it, and its summary form. */
+  row: JsonObject;
+  summary: JsonObject;
+  effects: Effect[];
+}
+
+export interface BundledLibrary {
+  purl: string | null;
+  name: string;
+  versions: string[];
+}
+
+const SUMMARY_LIMIT = 10;
+
+/** Orders rows best first: the portfolio gain, then the penalty removed, then the key (a stable order). */
+function byGain(a: { gain: Scores; removed: number; itemKey: string }, b: { gain: Scores; removed: number; itemKey: string }): number {
+  return b.gain.overall - a.gain.overall || b.removed - a.removed || a.itemKey.localeCompare(b.itemKey);
+}
+
+/**
+ * The ranked fix rows of a portfolio: one per package to upgrade or algorithm to migrate, ordered by the
+ * portfolio score gain if that row alone were fixed. `fixVersionOf` picks the version fixing every
+ * instance (ecosystem order); `dependencies` lists what each package bundles.
+ */
+export function rankFixes(
+  model: PortfolioModel,
+  findings: ScoredFinding[],
+  options: { fixVersionOf: (itemKey: string, candidates: string[]) => string | null; dependencies?: Map<string, BundledLibrary[]> },
+): FixRow[] {
+  const groups = new Map<string, ScoredFinding[]>();
+  for (const f of findings) {
+    if (!f.itemKey) continue;
+    const list = groups.get(f.itemKey) ?? [];
+    list.push(f);
+    groups.set(f.itemKey, list);
+  }
+  const totalWeight = totalWeightOf(model);
+  const rows = [...groups].map(([itemKey, list]) => {
+    const effects = list.map(effectOf);
+    const gain = gainOf(model, effects, totalWeight);
+    const removed = effects.reduce((sum, e) => sum + e.p, 0);
+    return { itemKey, list, effects, gain, removed };
+  });
+  rows.sort(byGain);
+  return rows.map(({ itemKey, list, effects, gain }, index) => {
+    const row = fixRow(model, itemKey, list, gain, totalWeight, options);
+    return { itemKey, gain, effects, row: { rank: index + 1, ...row }, summary: { rank: index + 1, ...summarised(row) } };
+  });
+}
+
+/** The row's findings merged across subjects, most important (most points) first. */
+function rowFindings(model: PortfolioModel, list: ScoredFinding[], totalWeight: number): JsonObject[] {
+  const byKey = new Map<string, ScoredFinding[]>();
+  for (const f of list) {
+    const same = byKey.get(f.findingKey) ?? [];
+    same.push(f);
+    byKey.set(f.findingKey, same);
+  }
+  const merged = [...byKey].map(([key, same]) => {
+    const points = gainOf(model, same.map(effectOf), totalWeight).overall;
+    const d = same[0]!.detail;
+    const common = { finding_key: key, axis: same[0]!.axis, points: rounded(points), subjects: new Set(same.map((f) => f.subject)).size, explanation: d.explanation ?? null };
+    if (d.kind === 'advisory') {
+      return { ...common, advisory_id: d.advisory_id, aliases: d.aliases, summary: d.summary, severity: d.severity, cvss: d.cvss, fixed_version: d.fixed_version };
+    }
+    if (d.kind === 'library') return { ...common, library: d.library, pqc_since: d.pqc_since, upgrade_to: d.upgrade_to, source: d.source };
+    return { ...common, name: d.name, asset_type: d.asset_type ?? null, primitive: d.primitive, section: d.section, deadline: d.deadline, replacement: d.replacement };
+  });
+  return merged.sort((a, b) => b.points - a.points || String(a.finding_key).localeCompare(String(b.finding_key)));
+}
+
+function fixRow(
+  model: PortfolioModel, itemKey: string, list: ScoredFinding[], gain: Scores, totalWeight: number,
+  options: { fixVersionOf: (itemKey: string, candidates: string[]) => string | null; dependencies?: Map<string, BundledLibrary[]> },
+): JsonObject {
+  const kind = itemKey.startsWith('pkg:') ? 'package' : 'algorithm';
+  const ordered = [...list].sort((a, b) => b.penalty - a.penalty);
+  const items = new Map<string, JsonObject>();
+  const occurrences: JsonObject[] = [];
+  for (const f of ordered) {
+    const d = f.detail;
+    if (kind === 'package') {
+      const id = `${f.subject}\u0000${String(d.component_key ?? d.version)}`;
+      if (!items.has(id)) {
+        items.set(id, { subject: f.subject, name: d.name, version: d.version, purl: d.purl, component_key: d.component_key });
+        occurrences.push({ subject: f.subject, version: d.version, source: d.source ?? null, uses: d.uses ?? 1 });
+      }
+    } else {
+      const id = `${f.subject}\u0000${f.findingKey}`;
+      if (items.has(id)) continue;
+      items.set(id, { subject: f.subject, key: f.findingKey, name: d.name, asset_type: d.asset_type ?? (d.kind === 'runtime' ? 'observation' : null), section: d.section });
+      const locations = Array.isArray(d.locations) ? d.locations as string[] : [];
+      if (d.kind === 'runtime') occurrences.push({ subject: f.subject, name: d.name, observed: d.uses, library: d.library ?? null });
+      else if (locations.length) for (const location of locations) occurrences.push({ subject: f.subject, name: d.name, location });
+      else occurrences.push({ subject: f.subject, name: d.name, location: null, uses: d.uses ?? 1 });
+    }
+  }
+  const reach = [...new Set(list.map((f) => f.subject))].sort();
+  const first = ordered[0]!.detail;
+  const candidates = kind === 'package'
+    ? list.flatMap((f) => [f.detail.fix_version, f.detail.upgrade_to]).filter((v): v is string => typeof v === 'string' && v !== '')
+    : [];
+  return {
+    item_key: itemKey,
+    kind,
+    name: kind === 'package' ? String(first.name ?? itemKey) : itemKey.slice('algorithm:'.length),
+    action: kind === 'package' ? 'upgrade' : 'migrate',
+    gain: gainAnswer(gain),
+    fix_version: kind === 'package' ? options.fixVersionOf(itemKey, candidates) : null,
+    replacement: kind === 'algorithm' ? (first.replacement ?? null) : null,
+    findings: rowFindings(model, list, totalWeight),
+    items: [...items.values()],
+    occurrences,
+    reach: { count: reach.length, subjects: reach },
+    dependencies: options.dependencies?.get(itemKey) ?? [],
+  };
+}
+
+/** The summary form: no items, at most 10 findings and 10 occurrences; reach still counts every subject. */
+function summarised(row: JsonObject): JsonObject {
+  const { items: _items, findings, occurrences, ...rest } = row;
+  return {
+    ...rest,
+    findings: (findings as JsonObject[]).slice(0, SUMMARY_LIMIT), findings_total: (findings as JsonObject[]).length,
+    occurrences: (occurrences as JsonObject[]).slice(0, SUMMARY_LIMIT), occurrences_total: (occurrences as JsonObject[]).length,
+  };
+}

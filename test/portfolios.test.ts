@@ -1,0 +1,343 @@
+// Portfolios, subjects and scoring through the API (spec 4.1, 4.2; docs/scoring.md): real surveys of
+// fixture SBOMs and CBOMs analysed with the fixture OSV records, scoring run by the scoring queue's own
+// consumer, every rule of 4.1 and 4.2, and isolation between projects.
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { OsvRecord } from '../src/analysis/vulns/osv-types';
+import { projectStub } from '../src/project/client';
+import { importRecords } from '../src/vulndb/import';
+import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.json?raw';
+import { api, expectError, json, newTenant } from './helpers';
+import { dataTenant } from './data-plane';
+import { activityRows, addPerson, apiToken } from './people';
+import { analysed, deliver, P, sbom } from './pipeline';
+
+const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
+
+type T = Awaited<ReturnType<typeof dataTenant>>;
+const portfolioPath = (t: T, id = '') => `${P(t.projectId)}/v1/portfolio${id ? `/${id}` : ''}`;
+
+/** Delivers every scoring message the project object has waiting, as the scoring queue would, until none is left. */
+async function settleScoring(t: { projectId: string }): Promise<void> {
+  for (let round = 0; round < 10; round++) {
+    const work = await runInDurableObject(projectStub(env, t.projectId), (_i, state) =>
+      state.storage.sql.exec<{ portfolio_id: string; generation: number; cause: string }>('SELECT portfolio_id, generation, cause FROM scoring_work').toArray());
+    if (!work.length) return;
+    for (const w of work) {
+      const { id, result } = await deliver({ projectId: t.projectId, portfolioId: w.portfolio_id, generation: w.generation, cause: w.cause }, { queue: 'posture-scoring' });
+      expect(result.explicitAcks).toEqual([id]);
+    }
+  }
+  const left = await runInDurableObject(projectStub(env, t.projectId), (_i, state) => state.storage.sql.exec('SELECT * FROM scoring_work').toArray());
+  throw new Error(`scoring did not settle: ${JSON.stringify(left)}`);
+}
+
+/**
+ * Runs `check` while the portfolio's scoring is held back: the scoring queue delivers on its own, so a
+ * test cannot otherwise see the state between a change and its scoring. The change must have left the
+ * portfolio `status` (its generation moved); holding means the state the change left, with the work
+ * asked for again afterwards.
+ */
+async function holdScoring(t: { projectId: string }, portfolioId: string, status: 'unscored' | 'rescoring', cause: string, check: () => Promise<unknown>) {
+  const stub = projectStub(env, t.projectId);
+  const held = await runInDurableObject(stub, (_i, state) => {
+    const row = state.storage.sql.exec<{ status: string; generation: number }>('SELECT status, generation FROM portfolios WHERE id = ?', portfolioId).one();
+    // Already scored by the queue: put back the state the change left (its result is for this generation).
+    state.storage.sql.exec('UPDATE portfolios SET status = ?, generation = generation + 1 WHERE id = ?', status, portfolioId);
+    state.storage.sql.exec('DELETE FROM scoring_work WHERE portfolio_id = ?', portfolioId);
+    return row;
+  });
+  expect(['scored', status]).toContain(held.status);
+  await check();
+  await runInDurableObject(stub, (_i, state) => {
+    state.storage.sql.exec("INSERT OR REPLACE INTO scoring_work (portfolio_id, generation, cause, attempts, expires_at) SELECT id, generation, ?, 0, 0 FROM portfolios WHERE id = ?", cause, portfolioId);
+  });
+}
+
+async function builtIn(t: T) {
+  const { portfolios } = await json(await api(portfolioPath(t), { token: t.token }));
+  return portfolios.find((p: any) => p.is_implicit);
+}
+
+const stateOf = async (t: T, id: string, query = '') => api(`${portfolioPath(t, id)}/state${query}`, { token: t.token });
+const rankOf = async (t: T, id: string, query = '') => json(await api(`${portfolioPath(t, id)}/rank${query}`, { token: t.token }));
+const simulate = (t: T, id: string, body: unknown, query = '') => api(`${portfolioPath(t, id)}/simulate${query}`, { token: t.token, body });
+
+let t: T;
+let implicitId: string;
+
+beforeAll(async () => {
+  await importRecords(env.DB, Object.values(advisories), 'test');
+  t = await dataTenant('portfolios');
+  // An application with vulnerable npm packages (lodash: three advisories, ws, node-forge: a crypto library without ML-KEM).
+  await analysed(t, sbom('shop', [['lodash', '4.17.15'], ['ws', '7.4.0'], ['node-forge', '0.10.0'], ['left-pad', '1.3.0']]));
+  // A Java application's CBOM: RSA and friends, named in its own source files.
+  await analysed(t, mastercard, { target: 'cards' });
+  await settleScoring(t);
+  implicitId = (await builtIn(t)).portfolio_id;
+}, 60_000);
+
+describe('the built-in portfolio', () => {
+  it('holds every subject and is scored on all three axes with a breakdown naming the costliest findings', async () => {
+    const portfolio = await builtIn(t);
+    expect(portfolio).toMatchObject({ name: 'All subjects', is_implicit: true, scoring: 'scored', members: [{ member_type: 'subject', value: 'cards' }, { member_type: 'subject', value: 'shop' }] });
+    const state = await json(await stateOf(t, implicitId));
+    expect(state.subjects).toBe(2);
+    for (const axis of ['pqc', 'vuln', 'agility']) {
+      expect(state.score.axes[axis].score).toBeGreaterThanOrEqual(0);
+      expect(state.score.axes[axis].score).toBeLessThan(100);
+    }
+    expect(state.score.score).toBeCloseTo(0.4 * state.score.axes.vuln.score + 0.4 * state.score.axes.pqc.score + 0.2 * state.score.axes.agility.score, 0);
+    expect(['strong', 'fair', 'weak', 'critical']).toContain(state.score.band);
+    const vuln = state.breakdown.axes.vuln.costliest;
+    expect(vuln[0]).toMatchObject({ subject: 'shop', axis: 'vuln' });
+    expect(vuln[0].points).toBeGreaterThan(0);
+    expect(state.breakdown.axes.pqc.costliest[0]).toMatchObject({ subject: 'cards', axis: 'pqc' });
+    expect(state.breakdown.subjects.map((s: any) => s.subject).sort()).toEqual(['cards', 'shop']);
+    // node-forge has no release with ML-KEM: an agility finding of shop; cards names its algorithms in Java sources.
+    const agility = state.breakdown.axes.agility.costliest.map((f: any) => f.finding_key);
+    expect(agility).toContain('pqc-support:node-forge');
+    expect(agility.some((k: string) => k.startsWith('hard-coded:'))).toBe(true);
+    expect(state.rank).toBeUndefined();
+    const withRank = await json(await stateOf(t, implicitId, '?rank=true'));
+    expect(withRank.rank.rows.length).toBe(withRank.rank.total);
+    expect(withRank.rank.rows[0].items).toBeUndefined();
+  });
+
+  it('refuses changes (400) and lists every subject as its members', async () => {
+    const path = portfolioPath(t, implicitId);
+    await expectError(await api(path, { token: t.token, method: 'PUT', body: { name: 'x' } }), 400, 'invalid_request');
+    await expectError(await api(path, { token: t.token, method: 'DELETE' }), 400, 'invalid_request');
+    await expectError(await api(`${path}/member`, { token: t.token, body: JSON.stringify('shop') }), 400, 'invalid_request');
+    await expectError(await api(`${path}/member/shop`, { token: t.token, method: 'DELETE' }), 400, 'invalid_request');
+    expect((await json(await api(`${path}/member`, { token: t.token }))).members.map((m: any) => m.value)).toEqual(['cards', 'shop']);
+  });
+});
+
+describe('ranked fixes', () => {
+  it('orders rows by the portfolio gain, keeps ranks when paged, and summarises', async () => {
+    const page = await rankOf(t, implicitId);
+    expect(page.total).toBe(page.rows.length);
+    expect(page.rows.map((r: any) => r.rank)).toEqual(page.rows.map((_: any, i: number) => i + 1));
+    for (let i = 1; i < page.rows.length; i++) expect(page.rows[i - 1].gain.overall).toBeGreaterThanOrEqual(page.rows[i].gain.overall);
+    const lodash = page.rows.find((r: any) => r.item_key === 'pkg:npm/lodash');
+    expect(lodash).toMatchObject({ kind: 'package', action: 'upgrade', reach: { count: 1, subjects: ['shop'] } });
+    // 4.17.15 is inside three fixture advisories' ranges (fixed in 4.17.19 and 4.17.21), outside the older ones.
+    expect(lodash.findings.map((f: any) => f.finding_key).sort()).toEqual(['GHSA-29mw-wpgm-hmr9', 'GHSA-35jh-r3h4-6jhm', 'GHSA-p6mc-m468-83gw']);
+    expect(lodash.items).toEqual([expect.objectContaining({ subject: 'shop', version: '4.17.15', purl: 'pkg:npm/lodash@4.17.15' })]);
+    // One upgrade fixes every advisory: the highest of their fixed versions.
+    expect(lodash.fix_version).toBe('4.17.21');
+    const forge = page.rows.find((r: any) => r.item_key === 'pkg:npm/node-forge');
+    expect(forge.findings.map((f: any) => f.axis)).toContain('vuln');
+    const rsa = page.rows.find((r: any) => r.item_key.startsWith('algorithm:RSA'));
+    expect(rsa).toMatchObject({ kind: 'algorithm', action: 'migrate', fix_version: null, reach: { subjects: ['cards'] } });
+    expect(rsa.replacement).toBeTruthy();
+
+    const second = await rankOf(t, implicitId, '?offset=1&limit=1');
+    expect(second).toMatchObject({ total: page.total, offset: 1, limit: 1 });
+    expect(second.rows).toEqual([page.rows[1]]);
+    const summary = await rankOf(t, implicitId, '?summary=true');
+    for (const row of summary.rows) {
+      expect(row.items).toBeUndefined();
+      expect(row.findings.length).toBeLessThanOrEqual(10);
+      expect(row.occurrences.length).toBeLessThanOrEqual(10);
+      expect(row.reach.count).toBe(page.rows.find((r: any) => r.item_key === row.item_key).reach.count);
+    }
+    await expectError(await api(`${portfolioPath(t, implicitId)}/rank?limit=0`, { token: t.token }), 400, 'invalid_parameter', { parameter: 'limit' });
+    await expectError(await api(`${portfolioPath(t, implicitId)}/rank?limit=10001`, { token: t.token }), 400, 'invalid_parameter');
+  });
+});
+
+describe('simulation', () => {
+  it('projects one fix, a list or {fixes}; the gain of one row equals its ranked gain; nothing is stored', async () => {
+    const page = await rankOf(t, implicitId);
+    const top = page.rows[0];
+    const one = await json(await simulate(t, implicitId, { item_key: top.item_key }));
+    expect(one.projected.projected).toBe(true);
+    expect(one.projected.score).toBeGreaterThan(one.current.score);
+    expect(one.gain.overall).toBeCloseTo(top.gain.overall, 1);
+    const list = await json(await simulate(t, implicitId, [{ item_key: top.item_key }, { item_key: page.rows[1].item_key }]));
+    const wrapped = await json(await simulate(t, implicitId, { fixes: [{ item_key: top.item_key }, { item_key: page.rows[1].item_key }] }));
+    expect(wrapped).toEqual(list);
+    expect(list.projected.score).toBeGreaterThan(one.projected.score);
+    // The same row twice counts once.
+    expect((await json(await simulate(t, implicitId, [{ item_key: top.item_key }, { item_key: top.item_key }]))).projected).toEqual(one.projected);
+    // One finding of a row fixes less than the row.
+    const lodash = page.rows.find((r: any) => r.item_key === 'pkg:npm/lodash');
+    const single = await json(await simulate(t, implicitId, { item_key: 'pkg:npm/lodash', finding_key: lodash.findings[0].finding_key }));
+    const whole = await json(await simulate(t, implicitId, { item_key: 'pkg:npm/lodash' }));
+    expect(single.projected.axes.vuln.score).toBeLessThan(whole.projected.axes.vuln.score);
+    expect(single.projected.axes.vuln.score).toBeGreaterThan(single.current.axes.vuln.score);
+    // Upgrading to the fix version does what fixing the row does.
+    expect((await json(await simulate(t, implicitId, { item_key: 'pkg:npm/lodash', upgrade_to: lodash.fix_version }))).projected).toEqual(whole.projected);
+    // With rank=true the rows are ranked again; the fixed row is gone.
+    const reranked = await json(await simulate(t, implicitId, { item_key: top.item_key }, '?rank=true'));
+    expect(reranked.rank.map((r: any) => r.item_key)).not.toContain(top.item_key);
+    expect(reranked.rank[0]).toMatchObject({ rank: 1, previous_rank: expect.any(Number) });
+    // Nothing was stored.
+    expect(await rankOf(t, implicitId)).toEqual(page);
+  });
+
+  it('answers 400 for every case of rule 12', async () => {
+    const lodash = (await rankOf(t, implicitId)).rows.find((r: any) => r.item_key === 'pkg:npm/lodash');
+    const rsa = (await rankOf(t, implicitId)).rows.find((r: any) => r.item_key.startsWith('algorithm:'));
+    const cases: [unknown, RegExp][] = [
+      [{}, /at least one fix/],
+      [[], /at least one fix/],
+      [{ fixes: [] }, /at least one fix/],
+      [{ item_key: 'pkg:npm/lodash', finding_key: 'x', dependency: 'y' }, /never both/],
+      [{ item_key: 'pkg:npm/not-in-the-list' }, /not a row/],
+      [{ item_key: 'pkg:npm/lodash', finding_key: 'GHSA-0000-0000-0000' }, /carries no finding/],
+      [{ item_key: 'pkg:npm/lodash', dependency: 'pkg:npm/left-pad' }, /bundles no library/],
+      [{ item_key: 'pkg:npm/lodash', upgrade_to: '4.17.10' }, /below the installed version/],
+      [{ item_key: 'pkg:npm/lodash', upgrade_to: '4.17.16' }, /still inside an affected range/],
+      [{ item_key: rsa.item_key, upgrade_to: '2.0.0' }, /migration/],
+      [{ finding_key: lodash.findings[0].finding_key }, /item_key/],
+    ];
+    for (const [body, message] of cases) {
+      const error = await expectError(await simulate(t, implicitId, body), 400, 'invalid_request');
+      expect({ body, error: error.error }).toEqual({ body, error: expect.stringMatching(message) });
+    }
+  });
+});
+
+describe('portfolios', () => {
+  it('creates, scores, renames, changes members, keeps history, deletes (spec 4.1)', async () => {
+    for (const body of [{}, { name: '  ' }, { name: 'x', members: [{ type: 'team', value: 'a' }] }, { name: 'x', members: [{ type: 'package', value: 'pkg:npm/lodash@4.17.15' }] }, { name: 'x', members: [{ type: 'package', value: 'lodash' }] }]) {
+      expect({ body, status: (await api(portfolioPath(t), { token: t.token, body })).status }).toEqual({ body, status: 400 });
+    }
+    const created = await api(portfolioPath(t), { token: t.token, body: { name: 'Shop only', members: ['shop'] } });
+    expect(created.status).toBe(201);
+    const portfolio = await json(created);
+    expect(portfolio).toMatchObject({ name: 'Shop only', is_implicit: false, scoring: 'unscored', members: [{ member_type: 'subject', value: 'shop' }] });
+    expect(portfolio.settings.criticality_weights).toEqual({ high: 4, medium: 2, low: 1, unclassified: 2 });
+    expect((await activityRows(t.orgId, 'portfolio.created')).map((r) => r.data.portfolioId)).toContain(portfolio.portfolio_id);
+    // The scoring queue runs on its own and may be done already; held back here, state and rank answer 503 unscored.
+    await holdScoring(t, portfolio.portfolio_id, 'unscored', 'membership', async () => {
+      await expectError(await stateOf(t, portfolio.portfolio_id), 503, 'unscored');
+      await expectError(await api(`${portfolioPath(t, portfolio.portfolio_id)}/rank`, { token: t.token }), 503, 'unscored');
+    });
+    await settleScoring(t);
+    const shopOnly = await json(await stateOf(t, portfolio.portfolio_id));
+    expect(shopOnly.subjects).toBe(1);
+    expect(shopOnly.score.axes.pqc.score).toBe(100);
+    expect((await json(await api(`${portfolioPath(t, portfolio.portfolio_id)}/history`, { token: t.token }))).rows.map((r: any) => [r.axis, r.cause]))
+      .toEqual([['pqc', 'membership'], ['vuln', 'membership'], ['agility', 'membership']]);
+
+    // Adding a member rescores (503 rescoring meanwhile); adding it again changes nothing.
+    const added = await api(`${portfolioPath(t, portfolio.portfolio_id)}/member`, { token: t.token, body: { type: 'subject', value: 'cards' } });
+    expect((await json(added)).members.map((m: any) => m.value)).toEqual(['cards', 'shop']);
+    await holdScoring(t, portfolio.portfolio_id, 'rescoring', 'membership', async () => {
+      await expectError(await stateOf(t, portfolio.portfolio_id), 503, 'rescoring');
+      await expectError(await api(`${portfolioPath(t, portfolio.portfolio_id)}/rank`, { token: t.token }), 503, 'rescoring');
+    });
+    await settleScoring(t);
+    // A plain JSON string is a subject.
+    const again = await api(`${portfolioPath(t, portfolio.portfolio_id)}/member`, { token: t.token, body: JSON.stringify('cards') });
+    expect(again.status).toBe(200);
+    expect((await stateOf(t, portfolio.portfolio_id)).status).toBe(200);
+    const both = await json(await stateOf(t, portfolio.portfolio_id));
+    expect(both.score.axes.pqc.score).toBeLessThan(100);
+    const pqcHistory = (await json(await api(`${portfolioPath(t, portfolio.portfolio_id)}/history?axis=pqc`, { token: t.token }))).rows;
+    expect(pqcHistory.map((r: any) => r.score)).toEqual([100, both.score.axes.pqc.score]);
+    expect(pqcHistory.every((r: any) => r.axis === 'pqc')).toBe(true);
+    await expectError(await api(`${portfolioPath(t, portfolio.portfolio_id)}/history?axis=speed`, { token: t.token }), 400, 'invalid_parameter', { parameter: 'axis' });
+
+    // Remove: unknown type 400, missing member 404, a package member by its URL.
+    const base = `${portfolioPath(t, portfolio.portfolio_id)}/member`;
+    await expectError(await api(`${base}/cards?type=team`, { token: t.token, method: 'DELETE' }), 400, 'invalid_parameter', { parameter: 'type' });
+    await expectError(await api(`${base}/nobody`, { token: t.token, method: 'DELETE' }), 404, 'not_found');
+    const removed = await json(await api(`${base}/cards`, { token: t.token, method: 'DELETE' }));
+    expect(removed.members).toEqual([{ member_type: 'subject', value: 'shop' }]);
+
+    // Replace the members with a package: every subject containing it.
+    const updated = await json(await api(portfolioPath(t, portfolio.portfolio_id), { token: t.token, method: 'PUT', body: { name: 'Lodash users', members: [{ type: 'package', value: 'pkg:npm/lodash' }] } }));
+    expect(updated).toMatchObject({ name: 'Lodash users', members: [{ member_type: 'package', value: 'pkg:npm/lodash' }] });
+    await settleScoring(t);
+    expect((await json(await stateOf(t, portfolio.portfolio_id))).breakdown.subjects.map((s: any) => s.subject)).toEqual(['shop']);
+    await expectError(await api(`${base}/${encodeURIComponent('pkg:npm/lodash')}?type=subject`, { token: t.token, method: 'DELETE' }), 404, 'not_found');
+    expect((await api(`${base}/${encodeURIComponent('pkg:npm/lodash')}?type=package`, { token: t.token, method: 'DELETE' })).status).toBe(200);
+
+    expect((await api(portfolioPath(t, portfolio.portfolio_id), { token: t.token, method: 'DELETE' })).status).toBe(204);
+    for (const suffix of ['', '/history', '/member', '/rank', '/state']) {
+      await expectError(await api(`${portfolioPath(t, portfolio.portfolio_id)}${suffix}`, { token: t.token }), 404, 'not_found');
+    }
+    expect((await json(await api(portfolioPath(t), { token: t.token }))).portfolios.map((p: any) => p.portfolio_id)).not.toContain(portfolio.portfolio_id);
+    await expectError(await api(portfolioPath(t, crypto.randomUUID()), { token: t.token }), 404, 'not_found');
+  });
+
+  it('needs project:edit to change and project:portfolio:view to read; other projects see nothing', async () => {
+    const viewer = await addPerson(t, 'Viewer', 'viewer');
+    expect((await api(portfolioPath(t), { token: viewer.token })).status).toBe(200);
+    await expectError(await api(portfolioPath(t), { token: viewer.token, body: { name: 'mine' } }), 403, 'permission_denied', { permission: 'project:edit' });
+    const readOnly = await apiToken(t, ['project:view']);
+    await expectError(await api(portfolioPath(t), { token: readOnly }), 403, 'permission_denied', { permission: 'project:portfolio:view' });
+    const other = await dataTenant('other');
+    await expectError(await api(portfolioPath(t), { token: other.token }), 403, 'forbidden');
+    await expectError(await api(portfolioPath(other as T, implicitId), { token: other.token }), 404, 'not_found');
+    expect((await json(await api(`${P(other.projectId)}/v1/subject`, { token: other.token }))).subjects).toEqual([]);
+  });
+
+  it('answers 404 (portfolios not set up) while the project\'s storage is being set up', async () => {
+    for (const [method, path, body] of [['GET', '/v1/portfolio', undefined], ['POST', '/v1/portfolio', { name: 'x' }], ['GET', '/v1/subject', undefined], ['GET', '/v1/subject/shop/criticality/history', undefined]] as const) {
+      const tenant = await newTenant();
+      const error = await expectError(await api(`${P(tenant.projectId)}${path}`, { token: tenant.token, method, body }), 404, 'not_found');
+      expect(error.error).toMatch(/not set up/);
+    }
+  });
+});
+
+describe('subjects and criticality', () => {
+  it('lists subjects and their contents; 404 for an unknown name', async () => {
+    const { subjects } = await json(await api(`${P(t.projectId)}/v1/subject`, { token: t.token }));
+    expect(subjects.map((s: any) => [s.name, s.criticality])).toEqual([['cards', 'unclassified'], ['shop', 'unclassified']]);
+    expect(subjects[0].first_seen).toBeTruthy();
+    const page = await json(await api(`${P(t.projectId)}/v1/subject/shop/content?limit=2`, { token: t.token }));
+    expect(page).toMatchObject({ offset: 0, limit: 2 });
+    expect(page.items).toHaveLength(2);
+    expect(page.total).toBeGreaterThan(4);
+    await expectError(await api(`${P(t.projectId)}/v1/subject/nobody/content`, { token: t.token }), 404, 'not_found');
+    await expectError(await api(`${P(t.projectId)}/v1/subject/nobody/criticality/history`, { token: t.token }), 404, 'not_found');
+  });
+
+  it('rates (session only), keeps the history, and rescores every portfolio holding the subject', async () => {
+    const path = `${P(t.projectId)}/v1/subject/shop/criticality`;
+    expect(await json(await api(`${path}/history`, { token: t.token }))).toEqual([]);
+    const token = await apiToken(t, ['project:view', 'project:portfolio:view', 'project:portfolio:rate']);
+    await expectError(await api(path, { token, method: 'PUT', body: { value: 'high' } }), 401, 'session_required');
+    const viewer = await addPerson(t, 'Viewer', 'rater-viewer');
+    await expectError(await api(path, { token: viewer.token, method: 'PUT', body: { value: 'high' } }), 403, 'permission_denied', { permission: 'project:portfolio:rate' });
+    for (const body of [{}, { value: 'urgent' }]) await expectError(await api(path, { token: t.token, method: 'PUT', body }), 400, 'invalid_request');
+    await expectError(await api(`${P(t.projectId)}/v1/subject/nobody/criticality`, { token: t.token, method: 'PUT', body: { value: 'high' } }), 404, 'not_found');
+
+    const before = await json(await stateOf(t, implicitId));
+    const rated = await json(await api(path, { token: t.token, method: 'PUT', body: { value: 'high', rationale: 'Takes payments' } }));
+    expect(rated).toMatchObject({ value: 'high', prior_value: 'unclassified', rationale: 'Takes payments', rater: { id: t.user.id, email: t.user.email } });
+    await holdScoring(t, implicitId, 'rescoring', 'rating', async () => expectError(await stateOf(t, implicitId), 503, 'rescoring'));
+    await settleScoring(t);
+    const after = await json(await stateOf(t, implicitId));
+    // shop (many vulnerabilities) now weighs 4 against cards' 2: the vuln score falls.
+    expect(after.score.axes.vuln.score).toBeLessThan(before.score.axes.vuln.score);
+    expect(after.breakdown.subjects.find((s: any) => s.subject === 'shop')).toMatchObject({ criticality: 'high', weight: 4 });
+    const history = (await json(await api(`${portfolioPath(t, implicitId)}/history?axis=vuln`, { token: t.token }))).rows;
+    expect(history.at(-1)).toMatchObject({ cause: 'rating', score: after.score.axes.vuln.score });
+
+    await api(path, { token: t.token, method: 'PUT', body: { value: 'low' } });
+    const ratings = await json(await api(`${path}/history`, { token: t.token }));
+    expect(ratings.map((r: any) => [r.value, r.prior_value])).toEqual([['low', 'high'], ['high', 'unclassified']]);
+    expect((await activityRows(t.orgId, 'subject.rated')).length).toBeGreaterThanOrEqual(2);
+    await settleScoring(t);
+  });
+
+  it('rescores when a survey of a member subject completes (history cause survey)', async () => {
+    const before = await json(await stateOf(t, implicitId));
+    await analysed(t, sbom('shop', [['left-pad', '1.3.0']]));
+    await settleScoring(t);
+    const after = await json(await stateOf(t, implicitId));
+    expect(after.score.axes.vuln.score).toBeGreaterThan(before.score.axes.vuln.score);
+    const history = (await json(await api(`${portfolioPath(t, implicitId)}/history?axis=vuln`, { token: t.token }))).rows;
+    expect(history.at(-1)).toMatchObject({ cause: 'survey', score: after.score.axes.vuln.score });
+    expect((await rankOf(t, implicitId)).rows.find((r: any) => r.item_key === 'pkg:npm/lodash')).toBeUndefined();
+  });
+});
