@@ -357,4 +357,6 @@ export const scoringWork = sqliteTable('scoring_work', {
   cause: text('cause').notNull(),
   attempts: integer('attempts').notNull().default(0),
   expiresAt: integer('expires_at').notNull(),
+  /** Asked for again while an attempt was running: it is sent once more when that attempt finishes. */
+  again: integer('again', { mode: 'boolean' }).notNull().default(false),
 }, (t) => [index('scoring_work_expires').on(t.expiresAt)]);

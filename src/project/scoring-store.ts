@@ -28,23 +28,35 @@ export const SCORING_RUNNING_MS = 5 * 60_000;
 export const MAX_SCORING_STARTS = 5;
 
 /**
- * Asks for the portfolios to be scored (their current generation) and sends the work. The row first:
- * should the send fail, the alarm sends it when it lapses.
+ * Asks for the portfolios to be scored (their current generation) and sends the work. Requests
+ * coalesce: work already queued for the generation is not sent twice (a thousand surveys completing
+ * make one scoring, not a thousand), and work asked for while an attempt runs is sent once more when
+ * it finishes. The row first: should the send fail, the alarm sends it when it lapses.
  */
 export async function requestScoring(state: ProjectState, portfolioIds: string[], cause: ScoringCause, now = Date.now()): Promise<void> {
   if (!portfolioIds.length) return;
   const rows = state.db.select().from(portfolios).where(and(inArray(portfolios.id, portfolioIds), isNull(portfolios.deletedAt))).all();
   const expiresAt = now + SCORING_QUEUED_MS;
+  const messages: ScoringMessage[] = [];
   for (const row of rows) {
+    const work = state.db.select().from(scoringWork).where(eq(scoringWork.portfolioId, row.id)).get();
+    if (work && work.generation === row.generation) {
+      // Queued: the message on its way does it. Running: once more when it finishes.
+      if (work.attempts > 0) state.db.update(scoringWork).set({ again: true, cause }).where(eq(scoringWork.portfolioId, row.id)).run();
+      continue;
+    }
     state.db.insert(scoringWork).values({ portfolioId: row.id, generation: row.generation, cause, expiresAt })
-      .onConflictDoUpdate({ target: scoringWork.portfolioId, set: { generation: row.generation, cause, attempts: 0, expiresAt } }).run();
+      .onConflictDoUpdate({ target: scoringWork.portfolioId, set: { generation: row.generation, cause, attempts: 0, again: false, expiresAt } }).run();
+    messages.push({ projectId: state.projectId, portfolioId: row.id, generation: row.generation, cause });
   }
+  if (!messages.length) return;
   await state.wake(expiresAt);
-  const messages = rows.map((row): ScoringMessage => ({ projectId: state.projectId, portfolioId: row.id, generation: row.generation, cause }));
-  if (messages.length) {
-    await state.env.SCORING_QUEUE.sendBatch(messages.map((body) => ({ body })))
-      .catch((error) => console.error(`scoring: sending work failed, the alarm sends it again: ${String(error)}`));
-  }
+  await sendScoring(state, messages);
+}
+
+async function sendScoring(state: ProjectState, messages: ScoringMessage[]): Promise<void> {
+  await state.env.SCORING_QUEUE.sendBatch(messages.map((body) => ({ body })))
+    .catch((error) => console.error(`scoring: sending work failed, the alarm sends it again: ${String(error)}`));
 }
 
 /** A subject's contents changed (a survey completed, vulnerability data moved): its findings are refreshed at the next scoring of every portfolio holding it. */
@@ -67,7 +79,7 @@ export async function expireScoring(state: ProjectState, now = Date.now()): Prom
     state.db.update(scoringWork).set({ expiresAt: now + SCORING_QUEUED_MS }).where(eq(scoringWork.portfolioId, work.portfolioId)).run();
     resend.push({ projectId: state.projectId, portfolioId: work.portfolioId, generation: work.generation, cause: work.cause as ScoringCause });
   }
-  if (resend.length) await state.env.SCORING_QUEUE.sendBatch(resend.map((body) => ({ body }))).catch(() => undefined);
+  if (resend.length) await sendScoring(state, resend);
   const next = state.db.select({ at: sql<number>`min(${scoringWork.expiresAt})` }).from(scoringWork).get()?.at;
   return next ?? null;
 }
@@ -108,7 +120,7 @@ export const MAX_BOUND = 90;
  * LIKE patterns written into the statement (our constants, letters and digits only; more than 100 of them).
  */
 const LIBRARY_FILTER = [...new Set(CRYPTO_LIBRARIES.flatMap((l) => [l.id, ...l.packages.map((p) => p.split('/').pop()!)])
-  .map((h) => h.toLowerCase().replace(/[^a-z0-9]+/g, '%')).filter((h) => h.replace(/%/g, '').length >= 2))]
+  .map((h) => h.toLowerCase().replace(/[^a-z0-9]+/g, '%')).filter((h) => h.replace(/%/g, '').length >= 3))]
   .map((h) => `lower(coalesce(purl, name)) LIKE '%${h}%'`).join(' OR ');
 
 type Current = { survey_id: string; attempt: number };
@@ -238,7 +250,7 @@ export interface FinishedScoring {
  * row per axis whose score moved (every axis for a snapshot), and the portfolio is scored. A build
  * for a generation that moved on meanwhile is dropped: the newer work is queued already.
  */
-export function finishScoring(state: ProjectState, input: FinishedScoring): { kept: boolean } {
+export async function finishScoring(state: ProjectState, input: FinishedScoring): Promise<{ kept: boolean }> {
   const row = state.db.select().from(portfolios).where(eq(portfolios.id, input.portfolioId)).get();
   const work = state.db.select().from(scoringWork).where(eq(scoringWork.portfolioId, input.portfolioId)).get();
   const current = row && !row.deletedAt && row.generation === input.generation && work?.generation === input.generation && work.attempts === input.attempt;
@@ -252,11 +264,16 @@ export function finishScoring(state: ProjectState, input: FinishedScoring): { ke
     const result = { portfolioId: row.id, generation: input.generation, build: input.build, computedAt, asOf: input.asOf, state: input.state, model: input.model as unknown as JsonObject, rows: input.rows };
     state.db.insert(portfolioResults).values(result).onConflictDoUpdate({ target: portfolioResults.portfolioId, set: result }).run();
     state.db.update(portfolios).set({ status: 'scored' }).where(eq(portfolios.id, row.id)).run();
-    state.db.delete(scoringWork).where(eq(scoringWork.portfolioId, row.id)).run();
+    if (work.again) {
+      state.db.update(scoringWork).set({ attempts: 0, again: false, expiresAt: Date.now() + SCORING_QUEUED_MS }).where(eq(scoringWork.portfolioId, row.id)).run();
+    } else {
+      state.db.delete(scoringWork).where(eq(scoringWork.portfolioId, row.id)).run();
+    }
     writeHistory(state, row, input.state, input.cause, computedAt);
   });
-  // The replaced build's rows, a slice at a time by the alarm's purge (a portfolio may have 10,000).
   if (previous && previous.build !== input.build) dropBuild(state, previous.build);
+  // Asked for again while this attempt ran (a survey completed meanwhile): once more.
+  if (work.again) await sendScoring(state, [{ projectId: state.projectId, portfolioId: row.id, generation: row.generation, cause: work.cause as ScoringCause }]);
   return { kept: true };
 }
 

@@ -6,6 +6,7 @@ import m0003 from './0003_contents_by_survey.sql';
 import m0004 from './0004_reports.sql';
 import m0005 from './0005_documents.sql';
 import m0006 from './0006_portfolios.sql';
+import m0007 from './0007_scoring_again.sql';
 
   export default {
     journal,
@@ -16,7 +17,8 @@ m0002,
 m0003,
 m0004,
 m0005,
-m0006
+m0006,
+m0007
     }
   }
   

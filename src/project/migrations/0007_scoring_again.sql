@@ -1,0 +1,1 @@
+ALTER TABLE `scoring_work` ADD `again` integer DEFAULT false NOT NULL;
