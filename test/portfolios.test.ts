@@ -341,3 +341,90 @@ describe('subjects and criticality', () => {
     expect((await rankOf(t, implicitId)).rows.find((r: any) => r.item_key === 'pkg:npm/lodash')).toBeUndefined();
   });
 });
+
+describe('the daily snapshot and its posture reports (spec 4.10 rule 10)', () => {
+  const startSnapshot = (asOf: string) => (projectStub(env, t.projectId) as any).startSnapshot({ asOf }) as Promise<{ job_id: string; portfolios: number }>;
+  const report = (id: string, suffix = '') => api(`${P(t.projectId)}/v1/report/${id}${suffix}`, { token: t.token });
+  let first: { job_id: string };
+  let postureId: string;
+
+  it('writes a history point per axis for every portfolio and a posture report read like any report', async () => {
+    first = await startSnapshot('2026-11-24T00:05:00.000Z');
+    // The same day again: the same snapshot.
+    expect((await startSnapshot('2026-11-24T03:00:00.000Z')).job_id).toBe(first.job_id);
+    await settleScoring(t);
+    const snapshot = await json(await api(`${P(t.projectId)}/v1/job/${first.job_id}`, { token: t.token }));
+    expect(snapshot).toMatchObject({ type: 'PORTFOLIO_SNAPSHOT', status: 'COMPLETED' });
+    const steps = snapshot.steps.filter((s: any) => s.step_type === 'REPORT');
+    expect(steps.length).toBe(first.portfolios);
+    const step = steps.find((s: any) => s.metadata.portfolio_id === implicitId);
+    expect(step).toMatchObject({ type: 'REPORT', status: 'COMPLETED', metadata: { report_type: 'posture', as_of: '2026-11-24T00:05:00.000Z' } });
+    postureId = step.id;
+    const history = (await json(await api(`${portfolioPath(t, implicitId)}/history`, { token: t.token }))).rows.filter((r: any) => r.cause === 'snapshot');
+    expect(history.map((r: any) => r.axis)).toEqual(['pqc', 'vuln', 'agility']);
+
+    const state = await json(await stateOf(t, implicitId));
+    const summary = await json(await report(postureId, '/summary'));
+    expect(summary).toMatchObject({ report_id: postureId, type: 'posture', subject: 'All subjects', headline: { score: state.score.score, band: state.score.band } });
+    expect(summary.sections.map((s: any) => s.name)).toEqual(['overview', 'fixes', 'subjects', 'movements']);
+    const fixes = await json(await report(postureId, '/section/fixes?limit=5'));
+    const rank = await rankOf(t, implicitId, '?limit=5');
+    expect(fixes.entries.map((e: any) => e.item_key)).toEqual(rank.rows.map((r: any) => r.item_key));
+    expect(fixes.entries[0]).toMatchObject({ rank: 1, section: 'fixes', gain: rank.rows[0].gain.overall });
+    const subjects = await json(await report(postureId, '/section/subjects'));
+    expect(subjects.entries.map((e: any) => e.subject).sort()).toEqual(['cards', 'shop']);
+    const overview = await json(await report(postureId, '/section/overview'));
+    expect(overview).toMatchObject({ portfolio: 'All subjects', score: state.score.score, previous_as_of: null });
+    expect((await json(await report(postureId, '/search?query=shop'))).length).toBeGreaterThan(0);
+    const full = await json(await report(postureId));
+    expect(full).toMatchObject({ type: 'posture', portfolio_id: implicitId, as_of: '2026-11-24T00:05:00.000Z' });
+    expect(full.sections.fixes.length).toBe(summary.sections.find((s: any) => s.name === 'fixes').total);
+    // Rendered like every report: a render job per format under the report's job.
+    const renders = (await json(await api(`${P(t.projectId)}/v1/job?jobType=REPORT&limit=10000`, { token: t.token }))).jobs.filter((j: any) => j.parent_id === postureId);
+    expect(renders.map((j: any) => j.metadata.format).sort()).toEqual(['csv', 'html', 'pdf', 'pptx', 'xlsx']);
+    const csv = renders.find((j: any) => j.metadata.format === 'csv');
+    await deliver({ projectId: t.projectId, reportId: postureId, jobId: csv.id, format: 'csv' }, { queue: 'posture-render' });
+    const exported = await api(`${P(t.projectId)}/v1/report/${postureId}/export/csv`, { token: t.token });
+    expect(exported.status).toBe(200);
+    expect(await exported.text()).toContain(rank.rows[0].name);
+  });
+
+  it('says what moved since the previous snapshot', async () => {
+    await api(`${P(t.projectId)}/v1/subject/cards/criticality`, { token: t.token, method: 'PUT', body: { value: 'high' } });
+    await settleScoring(t);
+    const next = await startSnapshot('2026-11-25T00:05:00.000Z');
+    await settleScoring(t);
+    const snapshot = await json(await api(`${P(t.projectId)}/v1/job/${next.job_id}`, { token: t.token }));
+    const id = snapshot.steps.find((s: any) => s.metadata.portfolio_id === implicitId).id;
+    const movements = (await json(await report(id, '/section/movements'))).entries;
+    const overall = movements.find((m: any) => m.key === 'axis:overall');
+    expect(overall).toMatchObject({ since: '2026-11-24' });
+    expect(overall.to).toBe((await json(await stateOf(t, implicitId))).score.score);
+    expect(typeof overall.from).toBe('number');
+    // Compare works across posture reports, finding by finding.
+    const compared = await json(await api(`${P(t.projectId)}/v1/report/compare?from=${postureId}&to=${id}`, { token: t.token }));
+    expect(compared.type).toBe('posture');
+  });
+
+  it('regenerates from the same data as of the same date: 202, then 409; 404 once its portfolio is deleted', async () => {
+    const regenerate = (id: string) => api(`${P(t.projectId)}/v1/report/${id}/regenerate`, { token: t.token, method: 'POST' });
+    const res = await regenerate(postureId);
+    expect(res.status).toBe(202);
+    const answer = await json(res);
+    expect(answer.supersedes).toBe(postureId);
+    expect(answer.job_id).not.toBe(postureId);
+    const [before, after] = [await json(await report(postureId, '/summary')), await json(await report(answer.job_id, '/summary'))];
+    expect(after.headline).toEqual(before.headline);
+    expect((await json(await report(answer.job_id, '/section/fixes'))).entries).toEqual((await json(await report(postureId, '/section/fixes'))).entries);
+    await expectError(await regenerate(postureId), 409, 'conflict');
+
+    const created = await json(await api(portfolioPath(t), { token: t.token, body: { name: 'Short-lived', members: ['shop'] } }));
+    await settleScoring(t);
+    const snap = await startSnapshot('2026-11-26T00:05:00.000Z');
+    await settleScoring(t);
+    const job = await json(await api(`${P(t.projectId)}/v1/job/${snap.job_id}`, { token: t.token }));
+    const itsReport = job.steps.find((s: any) => s.metadata.portfolio_id === created.portfolio_id).id;
+    expect((await api(portfolioPath(t, created.portfolio_id), { token: t.token, method: 'DELETE' })).status).toBe(204);
+    await expectError(await regenerate(itsReport), 404, 'not_found');
+  });
+});

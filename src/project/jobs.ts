@@ -96,7 +96,11 @@ export function jobAnswer(row: JobRow, steps?: JobRow[]): JobAnswer {
       deleted_at: row.deletedAt, supersedes: row.supersedes, failure_class: row.failureClass,
       steps: (steps ?? []).map((step) => jobAnswer(step)),
     });
-  } else if (row.failureClass) answer.failure_class = row.failureClass;
+  } else {
+    if (row.failureClass) answer.failure_class = row.failureClass;
+    // A daily snapshot lists its posture reports as its steps, as a survey lists its own.
+    if (row.type === 'PORTFOLIO_SNAPSHOT') answer.steps = (steps ?? []).map((step) => jobAnswer(step));
+  }
   return answer;
 }
 
@@ -120,7 +124,7 @@ export function stepsOf(db: ProjectDb, surveyId: string): JobRow[] {
 
 /** A job with its steps when it is a survey, in the answer shape. */
 export function jobWithSteps(db: ProjectDb, row: JobRow): JobAnswer {
-  return jobAnswer(row, isSurvey(row) ? stepsOf(db, row.id) : undefined);
+  return jobAnswer(row, isSurvey(row) || row.type === 'PORTFOLIO_SNAPSHOT' ? stepsOf(db, row.id) : undefined);
 }
 
 export interface NewSurvey {

@@ -29,6 +29,7 @@ import * as reportBuild from './report-build';
 import * as reportRead from './reports';
 import * as documents from './documents';
 import * as portfolios from './portfolios';
+import * as posture from './posture';
 import * as scoring from './scoring-store';
 import type { DocumentFormat } from '../render/model';
 import type { AnalysisMessage } from './surveys';
@@ -451,6 +452,14 @@ export class ProjectObject extends DurableObject<Env> {
 
   async ratingHistory(subject: string): Promise<unknown> {
     return this.rpc((state) => portfolios.ratingHistory(state, subject));
+  }
+
+  // ---- rematch (vulnerability data changed) ----
+
+  // ---- daily snapshot (PORTFOLIO_SNAPSHOT, posture reports) ----
+
+  async startSnapshot(input: { asOf: string }) {
+    return this.rpc((state) => posture.startSnapshot(state, input));
   }
 
   // ---- scoring (the scoring consumer) ----

@@ -8,6 +8,7 @@ import { findJob, type JobRow } from './jobs';
 import type { ProjectState } from './project-object';
 import { jobs, reports } from './schema';
 import { regenerateSurvey } from './surveys';
+import { POSTURE, regeneratePosture } from './posture';
 
 export type ReportRow = typeof reports.$inferSelect;
 
@@ -153,6 +154,7 @@ export interface RegenerateReportInput {
 export async function regenerateReport(state: ProjectState, input: RegenerateReportInput): Promise<{ job_id: string; supersedes: string }> {
   const report = requireReport(state, input.reportId);
   const run = async () => {
+    if (report.type === POSTURE) return regeneratePosture(state, report);
     const successor = state.db.select().from(jobs).where(and(eq(jobs.supersedes, report.surveyId))).orderBy(desc(jobs.createdAt)).get();
     if (successor) {
       const stale = successor.status === 'PENDING' && Date.now() - Date.parse(successor.createdAt) > REGENERATE_WAIT_MS;

@@ -360,3 +360,19 @@ export const scoringWork = sqliteTable('scoring_work', {
   /** Asked for again while an attempt was running: it is sent once more when that attempt finishes. */
   again: integer('again', { mode: 'boolean' }).notNull().default(false),
 }, (t) => [index('scoring_work_expires').on(t.expiresAt)]);
+
+/**
+ * What a portfolio's daily snapshot saw (its state, top ranked fixes and the previous snapshot's
+ * scores): the posture report is built from it, and rebuilt from it by regenerate ("from the same
+ * data as of the same date").
+ */
+export const portfolioSnapshots = sqliteTable('portfolio_snapshots', {
+  id: text('id').primaryKey(),
+  portfolioId: text('portfolio_id').notNull(),
+  snapshotJobId: text('snapshot_job_id').notNull(),
+  asOf: text('as_of').notNull(),
+  state: text('state', { mode: 'json' }).notNull().$type<JsonObject>(),
+  fixes: text('fixes', { mode: 'json' }).notNull().$type<JsonObject[]>(),
+  previous: text('previous', { mode: 'json' }).$type<JsonObject>(),
+  createdAt: text('created_at').notNull(),
+}, (t) => [index('portfolio_snapshots_portfolio').on(t.portfolioId, t.asOf)]);

@@ -11,6 +11,7 @@ import { AXES, bandOf, CRITICALITY_WEIGHT, type Axis, type Criticality } from '.
 import type { FixRow, PortfolioModel } from '../scoring/portfolio';
 import type { ProjectState } from './project-object';
 import { memberSubjects, portfoliosHolding, requirePortfolio, requireScored, type PortfolioRow } from './portfolios';
+import { POSTURE_FIXES, snapshotAsOf, snapshotScored } from './posture';
 import { portfolioFixes, portfolioResults, portfolios, scoredFindings as scoredTable, scoreHistory, scoringWork, subjects, subjectScores } from './schema';
 
 export type ScoringCause = 'survey' | 'membership' | 'rating' | 'vulnerability-data' | 'snapshot' | 'backfill';
@@ -41,8 +42,10 @@ export async function requestScoring(state: ProjectState, portfolioIds: string[]
   for (const row of rows) {
     const work = state.db.select().from(scoringWork).where(eq(scoringWork.portfolioId, row.id)).get();
     if (work && work.generation === row.generation) {
-      // Queued: the message on its way does it. Running: once more when it finishes.
-      if (work.attempts > 0) state.db.update(scoringWork).set({ again: true, cause }).where(eq(scoringWork.portfolioId, row.id)).run();
+      // Queued: the message on its way does it. Running: once more when it finishes. A snapshot's
+      // cause is kept over another (its scoring writes the day's history points and posture report).
+      const kept = work.cause === 'snapshot' && work.attempts === 0 ? 'snapshot' : cause;
+      state.db.update(scoringWork).set({ cause: kept, ...(work.attempts > 0 ? { again: true } : {}) }).where(eq(scoringWork.portfolioId, row.id)).run();
       continue;
     }
     state.db.insert(scoringWork).values({ portfolioId: row.id, generation: row.generation, cause, expiresAt })
@@ -101,7 +104,8 @@ export function beginScoring(state: ProjectState, input: { portfolioId: string; 
   if (!work || !row || work.generation !== input.generation || row.generation !== input.generation) return { run: false };
   const attempt = work.attempts + 1;
   state.db.update(scoringWork).set({ attempts: attempt, expiresAt: now + SCORING_RUNNING_MS }).where(eq(scoringWork.portfolioId, row.id)).run();
-  const asOf = new Date(now).toISOString();
+  // A snapshot scores as of its own date (the deadlines' urgency and the posture report's date).
+  const asOf = (work.cause === 'snapshot' ? snapshotAsOf(state) : null) ?? new Date(now).toISOString();
   const today = asOf.slice(0, 10);
   const members = memberSubjects(state, row);
   const fresh = new Set(state.db.select({ subject: subjectScores.subject, stale: subjectScores.stale, asOf: subjectScores.asOf }).from(subjectScores).all()
@@ -272,6 +276,11 @@ export async function finishScoring(state: ProjectState, input: FinishedScoring)
     writeHistory(state, row, input.state, input.cause, computedAt);
   });
   if (previous && previous.build !== input.build) dropBuild(state, previous.build);
+  if (input.cause === 'snapshot') {
+    const fixes = state.sql.exec<{ summary: string }>('SELECT summary FROM portfolio_fixes WHERE build = ? ORDER BY rank LIMIT ?', input.build, POSTURE_FIXES)
+      .toArray().map((r) => JSON.parse(r.summary) as JsonObject);
+    await snapshotScored(state, { portfolio: row, state: input.state, asOf: input.asOf, fixes });
+  }
   // Asked for again while this attempt ran (a survey completed meanwhile): once more.
   if (work.again) await sendScoring(state, [{ projectId: state.projectId, portfolioId: row.id, generation: row.generation, cause: work.cause as ScoringCause }]);
   return { kept: true };

@@ -2,7 +2,7 @@
 // people read them, the chart of its sections, and each list section's entries as table rows, the most
 // important first (PDF and PPTX show the top of a large section). Plain functions over plain data.
 import type { JsonObject } from '../lib/json';
-import type { Cell, ChartBar, Column, Figure, RenderModel, SectionModel } from './model';
+import type { Cell, Column, Figure, RenderModel, SectionModel } from './model';
 
 export interface StoredReport {
   id: string;
@@ -45,6 +45,11 @@ const LOOKS: Record<string, Record<string, SectionLook>> = {
     low: { title: 'Low', color: '#f9a825', description: 'Advisories scored below 4.0.' },
     unknown: { title: 'Unknown severity', color: GREY, description: 'Advisories without a score or a severity label.' },
   },
+  posture: {
+    fixes: { title: 'Ranked fixes', color: '#2e7d32', description: 'What raises the portfolio\'s score the most, best first: the points each fix alone would add, the version that fixes it or what to move to, and how many subjects it reaches.' },
+    subjects: { title: 'Subjects', color: '#1565c0', description: 'Every subject of the portfolio with its criticality, its score overall and per axis, and its change since the previous snapshot; weakest first.' },
+    movements: { title: 'Movements since the previous snapshot', color: '#6a1b9a', description: 'How the overall score, each axis and each subject moved since the previous daily snapshot.' },
+  },
   cbom: {
     algorithm: { title: 'Algorithms', color: '#1565c0', description: 'Cryptographic algorithms found in the code, configuration or at run time.' },
     certificate: { title: 'Certificates', color: '#00838f', description: 'Certificates, with their signature and key algorithms.' },
@@ -57,6 +62,7 @@ const TITLES: Record<string, string> = {
   'pqc-inventory': 'Post-quantum cryptography inventory',
   composition: 'Software composition and known vulnerabilities',
   cbom: 'Cryptography bill of materials',
+  posture: 'Portfolio posture',
 };
 
 const NOTES: Record<string, string[]> = {
@@ -69,6 +75,10 @@ const NOTES: Record<string, string[]> = {
     'The fix version is the smallest version above the installed one that none of the component\'s advisories affects, when one is known.',
   ],
   cbom: ['Every cryptographic asset found, as a CycloneDX 1.6 cryptography bill of materials (the JSON export holds the full document).'],
+  posture: [
+    'Scores run from 0 to 100 (100: nothing to fix) on three axes: known vulnerabilities, post-quantum cryptography and crypto-agility; the overall score weighs them 0.4, 0.4 and 0.2. Bands: strong 85 and up, fair 65, weak 40, critical below.',
+    'A portfolio\'s score is the criticality-weighted mean of its subjects\' scores (high 4, medium 2, low 1, unclassified 2). How every score is computed is documented in the service\'s docs/scoring.md.',
+  ],
 };
 
 const col = (key: string, header: string, width: number, kind: Column['kind'] = 'text'): Column => ({ key, header, kind, width });
@@ -92,8 +102,29 @@ const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ?
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const dateOnly = (v: unknown): string | null => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : null);
 
+/** The posture report's sections have columns of their own. */
+const POSTURE_COLUMNS: Record<string, Column[]> = {
+  fixes: [
+    col('rank', 'Rank', 6, 'number'), col('name', 'Fix', 28), col('action', 'Action', 10), col('gain', 'Points', 8, 'number'), col('target', 'Upgrade to / move to', 24),
+    col('subjects', 'Subjects', 9, 'number'), col('findings', 'Findings', 9, 'number'), col('explanation', 'Explanation', 56),
+  ],
+  subjects: [
+    col('subject', 'Subject', 28), col('criticality', 'Criticality', 12), col('score', 'Score', 8, 'number'), col('band', 'Band', 10), col('pqc', 'PQC', 8, 'number'),
+    col('vuln', 'Vulnerabilities', 8, 'number'), col('agility', 'Agility', 8, 'number'), col('change', 'Change', 8, 'number'), col('findings', 'Findings', 9, 'number'),
+  ],
+  movements: [col('what', 'What', 30), col('from', 'From', 8, 'number'), col('to', 'To', 8, 'number'), col('change', 'Change', 8, 'number'), col('since', 'Since', 14, 'date')],
+};
+
 /** One entry as a table row of its report type's columns. */
-function rowOf(type: string, e: JsonObject): Record<string, Cell> {
+function rowOf(type: string, e: JsonObject, section = ''): Record<string, Cell> {
+  if (type === 'posture') {
+    const row: Record<string, Cell> = {};
+    for (const column of POSTURE_COLUMNS[section] ?? []) {
+      const value = column.key === 'target' ? e.fix_version ?? e.replacement : e[column.key];
+      row[column.key] = column.kind === 'number' ? num(value) : column.kind === 'date' ? dateOnly(value) : text(value);
+    }
+    return row;
+  }
   if (type === 'pqc-inventory') {
     const cnsa2 = e.cnsa2 as JsonObject | undefined;
     return {
@@ -158,7 +189,31 @@ function figuresOf(type: string, headline: JsonObject, sectionTotals: Map<string
       { label: 'High', value: sectionTotals.get('high') ?? 0, detail: changeDetail('high') },
     ];
   }
+  if (type === 'posture') {
+    const axes = (headline.axes ?? {}) as Record<string, { score?: number | null; band?: string | null }>;
+    const change = num(headline.change);
+    const axis = (name: string, label: string) => ({ label, value: axes[name]?.score ?? 'none', detail: axes[name]?.band ?? undefined });
+    return [
+      { label: 'Overall score', value: num(headline.score) ?? 'none', detail: `${text(headline.band) ?? 'no band'}${change !== null ? `, ${change >= 0 ? '+' : ''}${change} since ${String(headline.previous_as_of)}` : ''}` },
+      axis('vuln', 'Known vulnerabilities'), axis('pqc', 'Post-quantum cryptography'), axis('agility', 'Crypto-agility'),
+      { label: 'Subjects', value: Number(headline.subjects ?? 0), detail: `${Number(headline.fixes ?? 0)} ranked fixes` },
+    ];
+  }
   return [{ label: 'Cryptographic assets', value: total }, ...[...sectionTotals].map(([name, value]) => ({ label: LOOKS.cbom?.[name]?.title ?? name, value }))];
+}
+
+/** The posture report's chart: its scores; the others': entries per section. */
+function chartOf(type: string, headline: JsonObject, sections: SectionModel[]): RenderModel['chart'] {
+  if (type === 'posture') {
+    const axes = (headline.axes ?? {}) as Record<string, { score?: number | null }>;
+    const colors: Record<string, string> = { overall: '#263238', vuln: '#c62828', pqc: '#6a1b9a', agility: '#1565c0' };
+    const bars = [['overall', num(headline.score)], ...['vuln', 'pqc', 'agility'].map((a) => [a, axes[a]?.score ?? null])] as [string, number | null][];
+    return { title: 'Score overall and per axis (0 to 100)', bars: bars.map(([label, value]) => ({ label, value: value ?? 0, color: colors[label]! })) };
+  }
+  return {
+    title: type === 'composition' ? 'Advisories per severity' : type === 'cbom' ? 'Assets per type' : 'Findings per section',
+    bars: sections.map((s) => ({ label: s.name, value: s.total, color: s.color })),
+  };
 }
 
 export function reportModel(context: ReportContext): RenderModel {
@@ -169,17 +224,17 @@ export function reportModel(context: ReportContext): RenderModel {
   const sections: SectionModel[] = listed.map((s) => {
     const name = String(s.name);
     const look = LOOKS[type]?.[name] ?? { title: name, description: '', color: GREY };
-    const rows = (context.entries.get(name) ?? []).map((e) => rowOf(type, e));
+    const rows = (context.entries.get(name) ?? []).map((e) => rowOf(type, e, name));
     if (order) rows.sort(order);
-    return { name, ...look, total: rows.length, columns: COLUMNS[type] ?? [], rows };
+    return { name, ...look, total: rows.length, columns: (type === 'posture' ? POSTURE_COLUMNS[name] : COLUMNS[type]) ?? [], rows };
   });
   const totals = new Map(sections.map((s) => [s.name, s.total]));
-  const bars: ChartBar[] = sections.map((s) => ({ label: s.name, value: s.total, color: s.color }));
+  const headline = (report.summary.headline ?? {}) as JsonObject;
   return {
     reportId: report.id, reportType: type, title: TITLES[type] ?? type,
     project: context.project, subject: report.subject, survey: context.survey, producedAt: report.producedAt,
-    figures: figuresOf(type, (report.summary.headline ?? {}) as JsonObject, totals),
-    chart: { title: type === 'composition' ? 'Advisories per severity' : type === 'cbom' ? 'Assets per type' : 'Findings per section', bars },
+    figures: figuresOf(type, headline, totals),
+    chart: chartOf(type, headline, sections),
     sections, notes: NOTES[type] ?? [],
   };
 }
