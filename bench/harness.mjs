@@ -17,9 +17,11 @@ import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangle
  * With `inspectorPort`, the Worker's isolate takes DevTools connections there (see inspectWorker).
  */
 export async function benchService(port, name, { group = false, inspectorPort = null } = {}) {
+  const base = `http://127.0.0.1:${port}`;
+  // Another service on the port would answer in its place (a bench left running, `npm run dev`).
+  if (await fetch(`${base}/api/v1/health`).then(() => true, () => false)) throw new Error(`something already answers on port ${port}: stop it, or set BENCH_PORT`);
   const work = await mkdtemp(join(tmpdir(), `posture-bench-${name}-`));
   const state = join(work, 'state');
-  const base = `http://127.0.0.1:${port}`;
   ensureDevVars();
   await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state]);
   const service = {
@@ -102,6 +104,12 @@ export function cli(args, pass) {
   });
 }
 
+/** The `q` quantile (0..1) of some timings, nearest rank below: p50 `quantile(times, 0.5)`, p99 `quantile(times, 0.99)`. */
+export function quantile(times, q) {
+  const sorted = [...times].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
 /** Waits until `check()` is truthy (polled every `everyMs`), else throws `failure`. */
 export async function until(check, failure, timeoutMs = 60_000, everyMs = 200) {
   const deadline = Date.now() + timeoutMs;
@@ -118,9 +126,10 @@ export async function until(check, failure, timeoutMs = 60_000, everyMs = 200) {
  * --inspector-port` serves: the targets listed at /json (one per Worker; the one titled with `name`, else
  * the first). `call(method, params)` answers the command's result, or rejects after `timeoutMs`. Only one
  * client at a time. When wrangler reloads the Worker (a new isolate behind the same connection), the
- * commands in flight are lost: they reject, and `reloads` lists when that happened.
+ * commands in flight are lost: they reject, and `reloads` lists when that happened. `onEvent` is given
+ * every event the isolate sends (after `Runtime.enable`, its console calls as `Runtime.consoleAPICalled`).
  */
-export async function inspectWorker(inspectorPort, name = 'posture-service') {
+export async function inspectWorker(inspectorPort, name = 'posture-service', { onEvent = null } = {}) {
   const origin = `http://127.0.0.1:${inspectorPort}`;
   const targets = await until(async () => {
     try {
@@ -150,6 +159,7 @@ export async function inspectWorker(inspectorPort, name = 'posture-service') {
       failAll('the Worker was reloaded (a new isolate)');
       return;
     }
+    if (message.method && onEvent) onEvent(message);
     const waiting = pending.get(message.id); // events (console, contexts) and the proxy's own answers have no waiter
     if (!waiting) return;
     if (message.error) waiting.fail(new Error(`${waiting.method}: ${message.error.message}`));

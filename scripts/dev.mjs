@@ -1,7 +1,8 @@
 // `npm run dev`: the API on http://localhost:8787 (or $PORT) with local D1, R2, Queues and Durable
 // Objects. Creates `.dev.vars` when missing, applies migrations, starts wrangler, seeds the demo tenant.
+// The local state is kept in .wrangler/state, or in $PERSIST_TO (a throwaway instance beside another).
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { devCall, ensureDevVars, localBase, root, startWranglerDev, waitForService, wrangler } from './local.mjs';
 
 // Sample data for the demo project, uploaded once through the real client and pipeline.
@@ -12,23 +13,43 @@ const SAMPLES = [
   ['test/fixtures/sbom/maven__dependency-track-apiserver-4.5.0.cdx-1.4.json', 'dependency-track'],
   ['scripts/demo/payments-gateway.cbom.json', 'payments-gateway'],
 ];
+// Then, once the first round is scored: a portfolio, two ratings and a second survey of one subject,
+// so the portfolio has scores, ranked fixes and a history with a membership, a rating and a survey movement.
+const DEMO_PORTFOLIO = {
+  name: 'Customer-facing',
+  members: [
+    { type: 'subject', value: 'juice-shop' },
+    { type: 'subject', value: 'nginx' },
+    { type: 'subject', value: 'payments-gateway' },
+    { type: 'package', value: 'pkg:npm/lodash' },
+  ],
+};
+const RATINGS = [
+  ['payments-gateway', 'high', 'Takes card payments from customers: PCI DSS scope.'],
+  ['dependency-track', 'low', 'An internal tool, reachable only from the office network.'],
+];
+const SECOND_ROUND = ['scripts/demo/payments-gateway-3.3.0.cbom.json', 'payments-gateway'];
+/** How long seeding waits for a scoring to finish. */
+const SCORING_WAIT_MS = 60_000;
 
 const port = Number(process.env.PORT || 8787);
 const base = localBase(port);
+const persistTo = process.env.PERSIST_TO ? resolve(process.env.PERSIST_TO) : undefined;
+const persistFlags = persistTo ? ['--persist-to', persistTo] : [];
 
 ensureDevVars();
-console.error('Applying D1 migrations to the local database...');
-await wrangler(['d1', 'migrations', 'apply', 'DB', '--local']);
+console.error(`Applying D1 migrations to the local database${persistTo ? ` in ${persistTo}` : ''}...`);
+await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', ...persistFlags]);
 // The starter vulnerability data, before the demo is seeded (its samples are matched against it).
 // Incremental: on later starts only new or newer records are written.
 console.error('Importing the starter vulnerability data (vulndb/starter)...');
 const imported = await new Promise((resolve) => {
-  const child = spawn(process.execPath, [join(root, 'scripts/vulndb-import.mjs'), join(root, 'vulndb/starter'), '--quiet'], { stdio: 'inherit' });
+  const child = spawn(process.execPath, [join(root, 'scripts/vulndb-import.mjs'), join(root, 'vulndb/starter'), '--quiet', ...persistFlags], { stdio: 'inherit' });
   child.on('exit', (code) => resolve(code === 0));
 });
 if (!imported) console.error('The starter vulnerability data could not be imported: the demo project will show no known vulnerabilities.');
 
-const dev = startWranglerDev({ port, inherit: true });
+const dev = startWranglerDev({ port, persistTo, inherit: true });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));
 dev.on('exit', (code) => process.exit(code ?? 0));
 
@@ -45,32 +66,114 @@ try {
       '',
     ].join('\n'),
   );
-  await uploadSamples(seeded.projectId);
+  const demo = await demoClient(seeded.projectId);
+  if (await uploadSamples(demo)) await seedPortfolio(demo);
+  console.error(await demoSummary(demo));
 } catch (error) {
   console.error(String(error.message ?? error));
 }
 
-/** Uploads the sample bundles into the demo project when it has no survey yet. */
-async function uploadSamples(projectId) {
+/** Calls the demo project's API as the seeded admin (a session: ratings need one). */
+async function demoClient(projectId) {
   const { jwt: session } = await devCall(base, '/api/v1/dev/session');
-  const call = (method, path, body) => fetch(`${base}/api/v1/project/${projectId}${path}`, {
+  const raw = (method, path, body) => fetch(`${base}/api/v1/project/${projectId}${path}`, {
     method, headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body),
   });
+  /** The answer's JSON; anything but 2xx throws with the request and the answer. */
+  const call = async (method, path, body) => {
+    const res = await raw(method, path, body);
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
+    return text ? JSON.parse(text) : null;
+  };
+  return { projectId, raw, call };
+}
+
+/** Uploads one bundle through the real client, waiting for its survey; true when it completed. */
+async function upload(demo, pass, [file, target]) {
+  const code = await new Promise((resolve) => {
+    const cli = spawn(process.execPath, [join(root, 'cli/posture.mjs'), 'upload', join(root, file), '--api', base, '--project', demo.projectId, '--target', target, '--tag', 'demo', '--wait', '--json'], {
+      env: { ...process.env, POSTURE_PASS: pass }, stdio: 'ignore',
+    });
+    cli.on('close', resolve);
+  });
+  console.error(`Demo data: ${target} ${code === 0 ? 'analysed' : 'failed to upload'}.`);
+  return code === 0;
+}
+
+/** Uploads the sample bundles into the demo project when it has no survey yet; true when it did. */
+async function uploadSamples(demo) {
   let jobs;
   for (let attempt = 0; attempt < 50; attempt++) {
-    jobs = await call('GET', '/v1/job?topLevel=true&jobType=INVENTORY_SURVEY,RUNTIME_SURVEY&limit=1');
+    jobs = await demo.raw('GET', '/v1/job?topLevel=true&jobType=INVENTORY_SURVEY,RUNTIME_SURVEY&limit=1');
     if (jobs.status !== 503) break; // the project's storage is being set up
     await new Promise((r) => setTimeout(r, 200));
   }
-  if (!jobs.ok || (await jobs.json()).pagination.total > 0) return;
-  const pass = (await (await call('POST', '/credential/spice-pass', { duration_days: 1, name: 'Demo data' })).json()).jwt;
-  for (const [file, target] of SAMPLES) {
-    const code = await new Promise((resolve) => {
-      const cli = spawn(process.execPath, [join(root, 'cli/posture.mjs'), 'upload', join(root, file), '--api', base, '--project', projectId, '--target', target, '--tag', 'demo', '--wait', '--json'], {
-        env: { ...process.env, POSTURE_PASS: pass }, stdio: 'ignore',
-      });
-      cli.on('close', resolve);
-    });
-    console.error(`Demo data: ${target} ${code === 0 ? 'analysed' : 'failed to upload'}.`);
+  if (!jobs.ok || (await jobs.json()).pagination.total > 0) return false;
+  demo.pass = (await demo.call('POST', '/credential/spice-pass', { duration_days: 1, name: 'Demo data' })).jwt;
+  for (const sample of SAMPLES) await upload(demo, demo.pass, sample);
+  return true;
+}
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Polls until `done()` answers something truthy (and answers it), or throws after `ms`. */
+async function until(what, done, ms = SCORING_WAIT_MS) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const answer = await done();
+    if (answer) return answer;
+    if (Date.now() > deadline) throw new Error(`gave up after ${ms / 1000} s waiting for ${what}.`);
+    await sleep(250);
   }
+}
+
+/** The portfolios by id, as the list answers them. */
+async function portfoliosOf(demo) {
+  return new Map((await demo.call('GET', '/v1/portfolio')).portfolios.map((p) => [p.portfolio_id, p]));
+}
+
+/** Waits until every portfolio answers `state` 200 (503 `unscored` / `rescoring` meanwhile) and, with `since`, was scored after it. */
+async function scored(demo, ids, what, since = new Map()) {
+  await until(what, async () => {
+    const list = await portfoliosOf(demo);
+    for (const id of ids) {
+      const entry = list.get(id);
+      if (entry?.scoring !== 'scored' || (since.has(id) && entry.scored_at === since.get(id))) return false;
+      const res = await demo.raw('GET', `/v1/portfolio/${id}/state`);
+      if (res.status === 503) return false;
+      if (!res.ok) throw new Error(`GET /v1/portfolio/${id}/state: ${res.status} ${(await res.text()).slice(0, 500)}`);
+    }
+    return true;
+  });
+}
+
+/** The demo portfolio, ratings and a second survey (history: membership, rating, survey). */
+async function seedPortfolio(demo) {
+  const created = await demo.call('POST', '/v1/portfolio', DEMO_PORTFOLIO);
+  const implicit = [...(await portfoliosOf(demo)).values()].find((p) => p.is_implicit);
+  const ids = [implicit.portfolio_id, created.portfolio_id];
+  await scored(demo, ids, `the portfolios "${implicit.name}" and "${created.name}" to be scored`);
+  for (const [subject, value, rationale] of RATINGS) {
+    await demo.call('PUT', `/v1/subject/${encodeURIComponent(subject)}/criticality`, { value, rationale });
+  }
+  await scored(demo, ids, 'the rescoring after the ratings');
+  const before = new Map([...(await portfoliosOf(demo)).values()].map((p) => [p.portfolio_id, p.scored_at]));
+  if (await upload(demo, demo.pass, SECOND_ROUND)) await scored(demo, ids, 'the rescoring after the second survey', before);
+  console.error(`Demo data: portfolio "${created.name}" created, ${RATINGS.map(([s, v]) => `${s} rated ${v}`).join(', ')}, ${SECOND_ROUND[1]} surveyed again.`);
+}
+
+/** One line: the demo portfolio's (or the built-in one's) overall score and its best ranked fix. */
+async function demoSummary(demo) {
+  const list = [...(await portfoliosOf(demo)).values()];
+  const portfolio = list.find((p) => p.name === DEMO_PORTFOLIO.name && !p.is_implicit) ?? list.find((p) => p.is_implicit);
+  const id = portfolio.portfolio_id;
+  await scored(demo, [id], `the portfolio "${portfolio.name}" to be scored`);
+  const state = await demo.call('GET', `/v1/portfolio/${id}/state`);
+  const [top] = (await demo.call('GET', `/v1/portfolio/${id}/rank?limit=1&summary=true`)).rows;
+  const shown = (n) => (n === null || n === undefined ? 'none' : Number(n).toFixed(1));
+  const fix = top ? `top ranked fix ${top.item_key} (gain +${shown(top.gain?.overall ?? top.gain)})` : 'no ranked fixes';
+  return `Demo portfolio "${portfolio.name}": overall ${shown(state.score.score)} (${state.score.band ?? 'no band'}), ${fix}; see /api/v1/project/${demo.projectId}/v1/portfolio/${id}/state (/rank, /history).`;
 }

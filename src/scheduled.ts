@@ -1,9 +1,12 @@
 // Cron triggers (wrangler.toml [triggers]): the daily retention purge, then the vulnerability data
-// refresh (when VULNDB_SOURCE_URL is set; it logs its failures and never throws). Later issues add
-// portfolio snapshots to the same schedule.
+// refresh (when VULNDB_SOURCE_URL is set; it logs its failures and never throws), then one re-match
+// message per active project: data imported since a project's last re-match (by the refresh or the
+// import command) is matched against its components. Later issues add portfolio snapshots to the same
+// schedule.
 import { bumpAccessEpoch } from './auth/access-cache';
 import { purgeExpiredProjects } from './control/projects';
 import type { Env } from './env';
+import { queueRematches } from './queues/rematch';
 import { refreshVulnerabilityData } from './vulndb/refresh';
 
 export async function runScheduled(controller: ScheduledController, env: Env): Promise<void> {
@@ -17,5 +20,11 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
   }
   // A failed purge does not hold the refresh back; the cron still reports the failure afterwards.
   await refreshVulnerabilityData(env, new Date(controller.scheduledTime));
+  try {
+    const projects = await queueRematches(env, new Date(controller.scheduledTime).toISOString());
+    console.log(JSON.stringify({ level: 'info', message: 'vulnerability re-match and portfolio snapshot queued', projects }));
+  } catch (error) {
+    failure ??= error;
+  }
   if (failure) throw failure;
 }

@@ -1,7 +1,7 @@
 // Portfolios, subjects and scoring through the API (spec 4.1, 4.2; docs/scoring.md): real surveys of
 // fixture SBOMs and CBOMs analysed with the fixture OSV records, scoring run by the scoring queue's own
 // consumer, every rule of 4.1 and 4.2, and isolation between projects.
-import { runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OsvRecord } from '../src/analysis/vulns/osv-types';
@@ -55,6 +55,18 @@ async function holdScoring(t: { projectId: string }, portfolioId: string, status
   });
 }
 
+/** Rings the project object's alarm until no PORTFOLIO_BACKFILL job is left to run. */
+async function finishBackfills(t: { projectId: string }): Promise<void> {
+  const stub = projectStub(env, t.projectId);
+  for (let ring = 0; ring < 50; ring++) {
+    const open = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM jobs WHERE type = 'PORTFOLIO_BACKFILL' AND status IN ('PENDING', 'RUNNING')").one().n);
+    if (!open) return;
+    await runDurableObjectAlarm(stub);
+  }
+  throw new Error('backfill did not finish');
+}
+
 async function builtIn(t: T) {
   const { portfolios } = await json(await api(portfolioPath(t), { token: t.token }));
   return portfolios.find((p: any) => p.is_implicit);
@@ -71,7 +83,11 @@ beforeAll(async () => {
   await importRecords(env.DB, Object.values(advisories), 'test');
   t = await dataTenant('portfolios');
   // An application with vulnerable npm packages (lodash: three advisories, ws, node-forge: a crypto library without ML-KEM).
-  await analysed(t, sbom('shop', [['lodash', '4.17.15'], ['ws', '7.4.0'], ['node-forge', '0.10.0'], ['left-pad', '1.3.0']]));
+  // node-forge bundles lodash in its dependency graph.
+  const shop = JSON.parse(sbom('shop', [['lodash', '4.17.15'], ['ws', '7.4.0'], ['node-forge', '0.10.0'], ['left-pad', '1.3.0']]));
+  for (const c of shop.components) c['bom-ref'] = c.purl;
+  shop.dependencies = [{ ref: 'pkg:npm/node-forge@0.10.0', dependsOn: ['pkg:npm/lodash@4.17.15'] }];
+  await analysed(t, JSON.stringify(shop));
   // A Java application's CBOM: RSA and friends, named in its own source files.
   await analysed(t, mastercard, { target: 'cards' });
   await settleScoring(t);
@@ -179,6 +195,17 @@ describe('simulation', () => {
     expect(await rankOf(t, implicitId)).toEqual(page);
   });
 
+  it('upgrades a library a row bundles (its dependency graph) with `dependency`', async () => {
+    const forge = (await rankOf(t, implicitId)).rows.find((r: any) => r.item_key === 'pkg:npm/node-forge');
+    expect(forge.dependencies).toEqual([{ purl: 'pkg:npm/lodash', name: 'lodash', versions: ['4.17.15'] }]);
+    const viaForge = await json(await simulate(t, implicitId, { item_key: 'pkg:npm/node-forge', dependency: 'pkg:npm/lodash' }));
+    const lodash = await json(await simulate(t, implicitId, { item_key: 'pkg:npm/lodash' }));
+    expect(viaForge.projected).toEqual(lodash.projected);
+    expect(viaForge.fixes[0].findings_fixed).toBe(3);
+    await expectError(await simulate(t, implicitId, { item_key: 'pkg:npm/node-forge', dependency: 'pkg:npm/lodash', upgrade_to: '4.17.16' }), 400, 'invalid_request');
+    expect((await simulate(t, implicitId, { item_key: 'pkg:npm/node-forge', dependency: 'pkg:npm/lodash', upgrade_to: '4.17.21' })).status).toBe(200);
+  });
+
   it('answers 400 for every case of rule 12', async () => {
     const lodash = (await rankOf(t, implicitId)).rows.find((r: any) => r.item_key === 'pkg:npm/lodash');
     const rsa = (await rankOf(t, implicitId)).rows.find((r: any) => r.item_key.startsWith('algorithm:'));
@@ -222,8 +249,18 @@ describe('portfolios', () => {
     const shopOnly = await json(await stateOf(t, portfolio.portfolio_id));
     expect(shopOnly.subjects).toBe(1);
     expect(shopOnly.score.axes.pqc.score).toBe(100);
-    expect((await json(await api(`${portfolioPath(t, portfolio.portfolio_id)}/history`, { token: t.token }))).rows.map((r: any) => [r.axis, r.cause]))
-      .toEqual([['pqc', 'membership'], ['vuln', 'membership'], ['agility', 'membership']]);
+    // Its history starts before it: PORTFOLIO_BACKFILL replays shop's past reports (run by the object's alarm).
+    await finishBackfills(t);
+    const backfill = (await json(await api(`${P(t.projectId)}/v1/job?jobType=PORTFOLIO_BACKFILL`, { token: t.token }))).jobs
+      .find((j: any) => j.metadata.portfolio_id === portfolio.portfolio_id);
+    expect(backfill).toMatchObject({ status: 'COMPLETED', metadata: { reports: 2 } });
+    const rows = (await json(await api(`${portfolioPath(t, portfolio.portfolio_id)}/history`, { token: t.token }))).rows;
+    expect(rows.filter((r: any) => r.cause === 'backfill').every((r: any) => r.at < portfolio.created_at)).toBe(true);
+    // A row per movement: the scoring at creation adds none where the replayed past already ends on today's score.
+    for (const axis of ['pqc', 'vuln', 'agility']) expect(rows.filter((r: any) => r.axis === axis).at(-1).score).toBe(shopOnly.score.axes[axis].score);
+    // One point per past survey (all its reports in): shop's only survey, the one it still holds, so today's score.
+    const vulnPoints = rows.filter((r: any) => r.axis === 'vuln' && r.cause === 'backfill');
+    expect(vulnPoints.map((r: any) => r.score)).toEqual([shopOnly.score.axes.vuln.score]);
 
     // Adding a member rescores (503 rescoring meanwhile); adding it again changes nothing.
     const added = await api(`${portfolioPath(t, portfolio.portfolio_id)}/member`, { token: t.token, body: { type: 'subject', value: 'cards' } });
@@ -240,7 +277,8 @@ describe('portfolios', () => {
     const both = await json(await stateOf(t, portfolio.portfolio_id));
     expect(both.score.axes.pqc.score).toBeLessThan(100);
     const pqcHistory = (await json(await api(`${portfolioPath(t, portfolio.portfolio_id)}/history?axis=pqc`, { token: t.token }))).rows;
-    expect(pqcHistory.map((r: any) => r.score)).toEqual([100, both.score.axes.pqc.score]);
+    expect(pqcHistory[0]).toMatchObject({ cause: 'backfill', score: 100 });
+    expect(pqcHistory.at(-1)).toMatchObject({ cause: 'membership', score: both.score.axes.pqc.score });
     expect(pqcHistory.every((r: any) => r.axis === 'pqc')).toBe(true);
     await expectError(await api(`${portfolioPath(t, portfolio.portfolio_id)}/history?axis=speed`, { token: t.token }), 400, 'invalid_parameter', { parameter: 'axis' });
 
@@ -339,13 +377,25 @@ describe('subjects and criticality', () => {
     const history = (await json(await api(`${portfolioPath(t, implicitId)}/history?axis=vuln`, { token: t.token }))).rows;
     expect(history.at(-1)).toMatchObject({ cause: 'survey', score: after.score.axes.vuln.score });
     expect((await rankOf(t, implicitId)).rows.find((r: any) => r.item_key === 'pkg:npm/lodash')).toBeUndefined();
+
+    // A portfolio created now replays both of shop's surveys: the first from its reports, then today's.
+    const created = await json(await api(portfolioPath(t), { token: t.token, body: { name: 'Shop over time', members: ['shop'] } }));
+    await settleScoring(t);
+    await finishBackfills(t);
+    const points = (await json(await api(`${portfolioPath(t, created.portfolio_id)}/history?axis=vuln`, { token: t.token }))).rows;
+    const replayed = points.filter((r: any) => r.cause === 'backfill');
+    expect(replayed).toHaveLength(2);
+    expect(replayed[0].score).toBeLessThan(50);
+    expect(replayed[1].score).toBe(100);
+    expect(replayed[0].at < replayed[1].at).toBe(true);
+    expect((await api(portfolioPath(t, created.portfolio_id), { token: t.token, method: 'DELETE' })).status).toBe(204);
   });
 });
 
 describe('the daily snapshot and its posture reports (spec 4.10 rule 10)', () => {
   const startSnapshot = (asOf: string) => (projectStub(env, t.projectId) as any).startSnapshot({ asOf }) as Promise<{ job_id: string; portfolios: number }>;
   const report = (id: string, suffix = '') => api(`${P(t.projectId)}/v1/report/${id}${suffix}`, { token: t.token });
-  let first: { job_id: string };
+  let first: { job_id: string; portfolios: number };
   let postureId: string;
 
   it('writes a history point per axis for every portfolio and a posture report read like any report', async () => {
@@ -404,6 +454,14 @@ describe('the daily snapshot and its posture reports (spec 4.10 rule 10)', () =>
     // Compare works across posture reports, finding by finding.
     const compared = await json(await api(`${P(t.projectId)}/v1/report/compare?from=${postureId}&to=${id}`, { token: t.token }));
     expect(compared.type).toBe('posture');
+  });
+
+  it('is taken by the daily message after the re-match of the project', async () => {
+    const { id, result } = await deliver({ kind: 'rematch', projectId: t.projectId, snapshotAt: '2026-11-27T00:05:00.000Z' }, { queue: 'posture-scoring' });
+    expect(result.explicitAcks).toEqual([id]);
+    await settleScoring(t);
+    const snapshots = (await json(await api(`${P(t.projectId)}/v1/job?jobType=PORTFOLIO_SNAPSHOT`, { token: t.token }))).jobs;
+    expect(snapshots.find((j: any) => j.metadata.as_of === '2026-11-27T00:05:00.000Z')).toMatchObject({ status: 'COMPLETED' });
   });
 
   it('regenerates from the same data as of the same date: 202, then 409; 404 once its portfolio is deleted', async () => {

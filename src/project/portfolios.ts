@@ -11,6 +11,7 @@ import { packageItemKey } from '../scoring/findings';
 import type { ProjectState } from './project-object';
 import { criticalityRatings, portfolioMembers, portfolioResults, portfolios, scoreHistory, scoringWork, subjectContents, subjects } from './schema';
 import { dropBuild, requestScoring } from './scoring-store';
+import { queueBackfill } from './backfill';
 
 export type PortfolioRow = typeof portfolios.$inferSelect;
 export type MemberType = 'subject' | 'package';
@@ -163,6 +164,7 @@ export async function createPortfolio(state: ProjectState, input: { name: unknow
     state.db.insert(portfolios).values(row).run();
     writeMembers(state, row.id, members);
   });
+  queueBackfill(state, row);
   await requestScoring(state, [row.id], 'membership');
   return getPortfolio(state, row.id);
 }

@@ -30,6 +30,7 @@ import * as reportRead from './reports';
 import * as documents from './documents';
 import * as portfolios from './portfolios';
 import * as posture from './posture';
+import { runBackfills } from './backfill';
 import * as scoring from './scoring-store';
 import type { DocumentFormat } from '../render/model';
 import type { AnalysisMessage } from './surveys';
@@ -150,7 +151,7 @@ export class ProjectObject extends DurableObject<Env> {
     const state = this.state();
     portfolios.ensureImplicit(state);
     const morePurges = purgeSlice(state);
-    const times = [await expireLeases(state), await documents.expireRenders(state), await scoring.expireScoring(state), await sweepAbandoned(state)];
+    const times = [await expireLeases(state), await documents.expireRenders(state), await scoring.expireScoring(state), runBackfills(state), await sweepAbandoned(state)];
     // Deletions left, or queued just now by a lapsed lease.
     if (morePurges || this.wakeRequested) times.push(Date.now() + PURGE_PAUSE_MS);
     this.wakeRequested = false;
@@ -456,6 +457,32 @@ export class ProjectObject extends DurableObject<Env> {
 
   // ---- rematch (vulnerability data changed) ----
 
+  /** When the project's components were last matched against the vulnerability data (src/project/rematch-store.ts). */
+  async rematchSince() {
+    const rematch = await import('./rematch-store');
+    return this.rpc((state) => rematch.rematchSince(state));
+  }
+
+  async componentsInRanges(input: { ranges: import('../vulndb/changes').PurlRange[]; after?: import('./rematch-store').RangeCursor | null; limit: number }): Promise<unknown> {
+    const rematch = await import('./rematch-store');
+    return this.rpc((state) => rematch.componentsInRanges(state, input));
+  }
+
+  async componentsWithAdvisories(input: { advisories: string[]; after?: import('./rematch-store').AdvisoryCursor | null; limit: number }): Promise<unknown> {
+    const rematch = await import('./rematch-store');
+    return this.rpc((state) => rematch.componentsWithAdvisories(state, input));
+  }
+
+  async replaceVulnFindings(input: { groups: import('./rematch-store').FindingReplacement[] }) {
+    const rematch = await import('./rematch-store');
+    return this.rpc((state) => rematch.replaceVulnFindings(state, input));
+  }
+
+  async finishRematch(input: { through: string }) {
+    const rematch = await import('./rematch-store');
+    return this.rpc((state) => rematch.finishRematch(state, input));
+  }
+
   // ---- daily snapshot (PORTFOLIO_SNAPSHOT, posture reports) ----
 
   async startSnapshot(input: { asOf: string }) {
@@ -500,5 +527,19 @@ export class ProjectObject extends DurableObject<Env> {
 
   async resolveHealthRef(ref: string) {
     return this.rpc((state) => resolveRef(state, ref));
+  }
+
+  // ---- local benchmarks (src/project/bench-seed.ts, through the dev routes behind DEV_SECRET) ----
+
+  /** Writes a slice of synthetic subjects' analysis results. */
+  async benchSeed(input: import('./bench-seed').BenchSeedSlice) {
+    const seed = await import('./bench-seed');
+    return this.rpc((state) => seed.seedSlice(state, input));
+  }
+
+  /** Every subject stale, every portfolio asked to be scored. */
+  async benchRescore() {
+    const seed = await import('./bench-seed');
+    return this.rpc((state) => seed.rescoreAll(state));
   }
 }

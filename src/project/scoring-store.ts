@@ -10,6 +10,7 @@ import { CRYPTO_LIBRARIES } from '../scoring/crypto-libraries';
 import { AXES, bandOf, CRITICALITY_WEIGHT, type Axis, type Criticality } from '../scoring/model';
 import type { FixRow, PortfolioModel } from '../scoring/portfolio';
 import type { ProjectState } from './project-object';
+import { bundledComponents } from './dependency-graph';
 import { memberSubjects, portfoliosHolding, requirePortfolio, requireScored, type PortfolioRow } from './portfolios';
 import { POSTURE_FIXES, snapshotAsOf, snapshotScored } from './posture';
 import { portfolioFixes, portfolioResults, portfolios, scoredFindings as scoredTable, scoreHistory, scoringWork, subjects, subjectScores } from './schema';
@@ -145,6 +146,13 @@ export function subjectEvidence(state: ProjectState, subject: string): SubjectEv
       evidence.vulns.push({ data: JSON.parse(row.data) as JsonObject, listed: row.listed ?? 1 });
     }
   }
+  // What each vulnerable component bundles: a fix row's `dependencies`, upgradable on their own in simulation.
+  const components = currentOf(state, subject, 'component');
+  const keys = [...new Set(evidence.vulns.map((v) => String(v.data.component_key ?? '')).filter(Boolean))];
+  if (components && keys.length) {
+    const bundled = bundledComponents(state, { surveyId: components.survey_id, attempt: components.attempt, componentKeys: keys });
+    evidence.bundles = Object.fromEntries(Object.entries(bundled).map(([key, list]) => [key, list.map((b) => ({ name: b.name, purl: b.purl, version: b.version }))]));
+  }
   const crypto = currentOf(state, subject, 'crypto_finding');
   if (crypto) {
     for (const row of state.sql.exec<{ data: string; protocol: string | null }>(
@@ -160,7 +168,6 @@ export function subjectEvidence(state: ProjectState, subject: string): SubjectEv
       evidence.runtime.push(JSON.parse(row.data) as JsonObject);
     }
   }
-  const components = currentOf(state, subject, 'component');
   if (components && LIBRARY_FILTER) {
     for (const row of state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null; listed: number | null }>(
       `SELECT key, name, purl, version, json_extract(data, '$.listed') AS listed FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component' AND (${LIBRARY_FILTER})`,

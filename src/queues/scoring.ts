@@ -25,13 +25,17 @@ const FINDINGS_PAGE = 5_000;
 /** Ranked rows per write. */
 const ROWS_PER_WRITE = 250;
 
-export const ScoringMessageSchema = z.object({
+/** A portfolio to score (the project object's scoring work); it has no `kind`. */
+const PortfolioScoringSchema = z.object({
   projectId: z.uuid(),
   portfolioId: z.uuid(),
   generation: z.number().int().min(1),
   cause: z.enum(['survey', 'membership', 'rating', 'vulnerability-data', 'snapshot', 'backfill']),
 });
-export type ScoringMessageBody = z.infer<typeof ScoringMessageSchema>;
+/** A project to match again after the vulnerability data changed (src/queues/rematch.ts), sent after the daily refresh. */
+const RematchMessageSchema = z.object({ kind: z.literal('rematch'), projectId: z.uuid(), snapshotAt: z.iso.datetime().optional() });
+export const ScoringMessageSchema = z.union([RematchMessageSchema, PortfolioScoringSchema]);
+export type ScoringMessageBody = z.infer<typeof PortfolioScoringSchema>;
 
 /** Every scored finding of the subjects, paged from the project object. */
 async function findingsOf(env: Env, projectId: string, names: string[]): Promise<ScoredFinding[]> {
@@ -86,21 +90,31 @@ export async function scorePortfolio(env: Env, message: ScoringMessageBody): Pro
   const start = await withProject<ScoringStart>(env, projectId, (stub) => stub.beginScoring({ portfolioId, generation }));
   if (!start.run) return;
   const asOf = start.asOf!;
+  // Phase times for the log line below (Date.now() moves only with I/O: computing shows in the first write).
+  const at = [Date.now()];
   for (const subject of start.stale ?? []) {
     await withProject(env, projectId, (stub) => stub.refreshSubject({ subject, asOf }));
     await yieldNow();
   }
+  at.push(Date.now());
   const subjects = await withProject<ScoringSubject[]>(env, projectId, (stub) => stub.scoringSubjects(portfolioId));
   const findings = await findingsOf(env, projectId, subjects.map((s) => s.name));
+  at.push(Date.now());
   const { model, state, rows } = computeScoring(subjects, findings);
   const build = newOrderedId();
   for (let i = 0; i < rows.length; i += ROWS_PER_WRITE) {
     await withProject(env, projectId, (stub) => stub.stageFixes({ build, rows: rows.slice(i, i + ROWS_PER_WRITE) }));
     await yieldNow();
+    if (i === 0) at.push(Date.now());
   }
+  if (at.length === 3) at.push(Date.now());
+  at.push(Date.now());
   await withProject(env, projectId, (stub) => stub.finishScoring({
     portfolioId, generation, attempt: start.attempt!, build, asOf, cause: message.cause, state, model, rows: rows.length,
   }));
+  const ms = (i: number) => at[i + 1]! - at[i]!;
+  console.log(`scoring: portfolio ${portfolioId} (${message.cause}) in ${Date.now() - at[0]!} ms: refreshed ${start.stale?.length ?? 0} subjects ${ms(0)} ms, read ${subjects.length} subjects' ${findings.length} findings ${ms(1)} ms, `
+    + `computed ${rows.length} rows with the first write ${ms(2)} ms, wrote the rest ${ms(3)} ms, finished ${Date.now() - at[4]!} ms`);
 }
 
 /** The scoring queue's consumer: each message acked when done, retried with a growing delay otherwise. */
@@ -112,11 +126,18 @@ export async function consumeScoring(batch: MessageBatch, env: Env): Promise<voi
       message.ack();
       continue;
     }
+    const body = parsed.data;
     try {
-      await scorePortfolio(env, parsed.data);
+      if ('kind' in body) {
+        const { rematchProject } = await import('./rematch');
+        const { since } = await rematchProject(env, body.projectId);
+        // The day's snapshot after the re-match, so it sees today's vulnerability data (not for a project still being set up).
+        if (body.snapshotAt && since !== null) await withProject(env, body.projectId, (stub) => stub.startSnapshot({ asOf: body.snapshotAt! }));
+      } else await scorePortfolio(env, body);
       message.ack();
     } catch (error) {
-      console.error(`scoring: attempt ${message.attempts} for portfolio ${parsed.data.portfolioId} failed: ${errorText(error)}`);
+      const what = 'kind' in body ? `the re-match of project ${body.projectId}` : `portfolio ${body.portfolioId}`;
+      console.error(`scoring: attempt ${message.attempts} for ${what} failed: ${errorText(error)}`);
       message.retry({ delaySeconds: retryDelay(message.attempts) });
     }
   }

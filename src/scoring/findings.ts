@@ -32,6 +32,8 @@ export interface SubjectEvidence {
   runtime: JsonObject[];
   /** Components that may be crypto libraries (the store filters by name first). */
   libraries: { key: string; name: string; purl: string | null; version: string | null; listed: number }[];
+  /** What each component with a finding bundles (nested components, the dependency graph), by component key. */
+  bundles?: Record<string, { name: string; purl: string | null; version: string | null }[]>;
 }
 
 /** A package URL without its version, qualifiers and subpath: the package a team upgrades. */
@@ -57,7 +59,7 @@ const NEGOTIATING = /\b(tls|ssl|dtls|ssh|ipsec|ike|ikev2|quic|wireguard|noise)\b
 const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 const str = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
 
-function vulnFinding(subject: string, data: JsonObject, listed: number): ScoredFinding | null {
+function vulnFinding(subject: string, data: JsonObject, listed: number, bundles: SubjectEvidence['bundles']): ScoredFinding | null {
   const purl = str(data.purl);
   const advisory = str(data.advisory_id);
   if (!purl || !advisory) return null;
@@ -71,6 +73,7 @@ function vulnFinding(subject: string, data: JsonObject, listed: number): ScoredF
       severity: str(severity.label) ?? 'unknown', cvss: num(severity.score), fixed_version: data.fixed_version ?? null, fix_version: data.fix_version ?? null,
       component_key: data.component_key ?? null, name: data.name ?? null, version: data.version ?? null, purl, ecosystem: data.ecosystem ?? null,
       uses: listed, source: data.source ?? null, explanation: data.explanation ?? null,
+      bundles: (bundles?.[String(data.component_key)] ?? []) as unknown as JsonObject[],
     },
   };
 }
@@ -106,6 +109,7 @@ function libraryFinding(subject: string, match: CryptoLibraryMatch, component: {
     detail: {
       kind: 'library', library: library.name, library_id: library.id, version: match.version, pqc_since: library.pqcSince, upgrade_to: match.upgradeTo,
       name: component?.name ?? library.name, purl: component?.purl ?? null, component_key: component?.key ?? null, source: library.source, explanation,
+      version_installed: component ? match.version : null,
     },
   };
 }
@@ -115,7 +119,7 @@ export function scoredFindings(evidence: SubjectEvidence, asOf: string): ScoredF
   const { subject } = evidence;
   const out: ScoredFinding[] = [];
   for (const { data, listed } of evidence.vulns) {
-    const finding = vulnFinding(subject, data, listed);
+    const finding = vulnFinding(subject, data, listed, evidence.bundles);
     if (finding) out.push(finding);
   }
 

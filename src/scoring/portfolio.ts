@@ -3,7 +3,7 @@
 // touching only the subjects they are in, so the gain of every one of 10,000 rows costs the size of
 // that row, not of the portfolio.
 import type { JsonObject } from '../lib/json';
-import type { ScoredFinding } from './findings';
+import { packageItemKey, type ScoredFinding } from './findings';
 import { AXES, AXIS_WEIGHT, bandOf, overallOf, scoreOf, shown, type Axis, type Band } from './model';
 
 export type AxisScores = Record<Axis, number>;
@@ -193,7 +193,7 @@ function byGain(a: { gain: Scores; removed: number; itemKey: string }, b: { gain
 export function rankFixes(
   model: PortfolioModel,
   findings: ScoredFinding[],
-  options: { fixVersionOf: (itemKey: string, candidates: string[]) => string | null; dependencies?: Map<string, BundledLibrary[]> },
+  options: { fixVersionOf: (itemKey: string, candidates: string[]) => string | null },
 ): FixRow[] {
   const groups = new Map<string, ScoredFinding[]>();
   for (const f of findings) {
@@ -237,9 +237,25 @@ function rowFindings(model: PortfolioModel, list: ScoredFinding[], totalWeight: 
   return merged.sort((a, b) => b.points - a.points || String(a.finding_key).localeCompare(String(b.finding_key)));
 }
 
+/** The libraries a package bundles, across its instances: one entry per package, with the versions seen. */
+function bundledLibraries(itemKey: string, list: ScoredFinding[]): BundledLibrary[] {
+  const byPackage = new Map<string, BundledLibrary>();
+  for (const f of list) {
+    for (const b of (f.detail.bundles ?? []) as JsonObject[]) {
+      const purl = typeof b.purl === 'string' ? packageItemKey(b.purl) : null;
+      const id = purl ?? String(b.name);
+      if (id === itemKey) continue;
+      const entry = byPackage.get(id) ?? { purl, name: String(b.name), versions: [] };
+      if (typeof b.version === 'string' && !entry.versions.includes(b.version)) entry.versions.push(b.version);
+      byPackage.set(id, entry);
+    }
+  }
+  return [...byPackage.values()].sort((a, b) => (a.purl ?? a.name).localeCompare(b.purl ?? b.name));
+}
+
 function fixRow(
   model: PortfolioModel, itemKey: string, list: ScoredFinding[], gain: Scores, totalWeight: number,
-  options: { fixVersionOf: (itemKey: string, candidates: string[]) => string | null; dependencies?: Map<string, BundledLibrary[]> },
+  options: { fixVersionOf: (itemKey: string, candidates: string[]) => string | null },
 ): JsonObject {
   const kind = itemKey.startsWith('pkg:') ? 'package' : 'algorithm';
   const ordered = [...list].sort((a, b) => b.penalty - a.penalty);
@@ -280,7 +296,7 @@ function fixRow(
     items: [...items.values()],
     occurrences,
     reach: { count: reach.length, subjects: reach },
-    dependencies: options.dependencies?.get(itemKey) ?? [],
+    dependencies: kind === 'package' ? bundledLibraries(itemKey, list) : [],
   };
 }
 

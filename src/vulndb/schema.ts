@@ -15,11 +15,11 @@ export const vulnRecords = sqliteTable('vuln_records', {
   record: text('record').notNull(),
   /** Where the record came from (`starter`, `npm/all.zip`, a directory name). */
   source: text('source').notNull(),
-  /** The import (vuln_imports.id) that last wrote the record. */
+  /** The import (vuln_imports.id) that last wrote the record: with `id`, indexed, so the records an import changed are read in pages (src/vulndb/changes.ts). */
   importId: text('import_id').notNull(),
   /** The write (one batch of one import) that last wrote the record: its package rows are derived by it. */
   writeId: integer('write_id').notNull(),
-}, (t) => [index('vuln_records_write').on(t.writeId)]);
+}, (t) => [index('vuln_records_write').on(t.writeId), index('vuln_records_import').on(t.importId, t.id)]);
 
 /**
  * A package a record's `affected` names, derived in SQL from the record on every write of it.

@@ -14,10 +14,12 @@ import { ApiError } from '../../lib/errors';
 import { defineRoute } from '../../lib/openapi';
 import { createRouter } from '../../lib/router';
 import { SessionAnswer } from '../auth/auth.schemas';
-import { projectStub } from '../../project/client';
+import { benchRecords, popularPackages, type BenchSeedCounts } from '../../project/bench-seed';
+import { projectStub, withProject } from '../../project/client';
 import { renderedBytes } from '../../queues/render';
 import { DOCUMENT_FORMATS } from '../../render/model';
 import { sampleModel } from '../../render/sample';
+import { importRecords } from '../../vulndb/import';
 
 export const DEMO = {
   orgId: '0d3e0000-0000-4000-8000-000000000001',
@@ -107,6 +109,62 @@ const renderSample = defineRoute({
   responses: { 200: { description: 'How long rendering took and how large the document is.', content: { 'application/json': { schema: z.object({ ms: z.number(), bytes: z.number().int() }) } } } },
 });
 
+const benchSeed = defineRoute({
+  method: 'post',
+  path: '/api/v1/dev/bench-seed',
+  tags: ['Local development'],
+  summary: 'Write synthetic analysis results into a project (local instances only)',
+  description: 'What `npm run bench:scoring` scores: `subjects` subjects (`<prefix>-0001` ...) with `findings` `vuln_finding` and `crypto_finding` rows in all, '
+    + 'about `components` components each, advisories of `packages` shared packages (their synthetic OSV records go into the vulnerability database unless `vulndb=false`) '
+    + 'and 30 shared algorithms, written straight into the project\'s contents as analyses would have, `slice` subjects per call to the project object. '
+    + 'With `score=true` every subject is then marked stale and every portfolio asked to be scored (as `POST /api/v1/dev/rescore` does). '
+    + 'The same parameters give the same data. 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [400, 401, 404],
+  middleware: [devOnly],
+  request: {
+    query: z.object({
+      projectId: z.uuid(),
+      subjects: z.coerce.number().int().min(1).max(10_000).default(1000),
+      findings: z.coerce.number().int().min(0).max(1_000_000).default(50_000),
+      components: z.coerce.number().int().min(0).max(5_000).default(150),
+      packages: z.coerce.number().int().min(3).max(5_000).default(400),
+      seed: z.coerce.number().int().min(0).default(1),
+      prefix: z.string().regex(/^[a-z0-9][a-z0-9-]{0,40}$/).default('bench-app'),
+      slice: z.coerce.number().int().min(1).max(500).default(25),
+      vulndb: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+      score: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'What was written, how long it took, and package members a portfolio can use.',
+      content: {
+        'application/json': {
+          schema: z.object({
+            subjects: z.number().int(), components: z.number().int(), crypto_assets: z.number().int(), vuln_findings: z.number().int(), crypto_findings: z.number().int(),
+            advisories: z.number().int(), prefix: z.string(), popular_packages: z.array(z.string()), ms: z.number(), vulndb_ms: z.number(),
+            rescore: z.object({ portfolios: z.array(z.string()), subjects: z.number().int() }).nullable(),
+          }),
+        },
+      },
+    },
+  },
+});
+
+const rescore = defineRoute({
+  method: 'post',
+  path: '/api/v1/dev/rescore',
+  tags: ['Local development'],
+  summary: 'Score every portfolio from scratch (local instances only)',
+  description: 'Marks every subject\'s scored findings stale (the next scoring recomputes them from the contents) and asks for every portfolio of the project to be scored. 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [401, 404],
+  middleware: [devOnly],
+  request: { query: z.object({ projectId: z.uuid() }) },
+  responses: { 200: { description: 'The portfolios asked for.', content: { 'application/json': { schema: z.object({ portfolios: z.array(z.string()), subjects: z.number().int() }) } } } },
+});
+
 /** Creates the demo tenant unless it exists; safe to call on every start. */
 export async function seedDemo(d1: D1Database) {
   const db = controlDb(d1);
@@ -118,6 +176,28 @@ export async function seedDemo(d1: D1Database) {
 }
 
 export const devRouter = createRouter()
+  .openapi(benchSeed, async (c) => {
+    const { projectId, slice, vulndb, score, ...params } = c.req.valid('query');
+    const started = Date.now();
+    const records = benchRecords(params);
+    if (vulndb) await importRecords(c.env.DB, records, 'bench-seed');
+    const vulndbMs = Date.now() - started;
+    const totals: BenchSeedCounts = { subjects: 0, components: 0, cryptoAssets: 0, vulnFindings: 0, cryptoFindings: 0 };
+    // One call per slice: the object answers other requests between them.
+    for (let from = 0; from < params.subjects; from += slice) {
+      const counts = await withProject<BenchSeedCounts>(c.env, projectId, (stub) => stub.benchSeed({ ...params, from, count: slice }));
+      for (const key of Object.keys(totals) as (keyof BenchSeedCounts)[]) totals[key] += counts[key];
+    }
+    const rescored = score ? await withProject<{ portfolios: string[]; subjects: number }>(c.env, projectId, (stub) => stub.benchRescore()) : null;
+    return c.json({
+      subjects: totals.subjects, components: totals.components, crypto_assets: totals.cryptoAssets, vuln_findings: totals.vulnFindings, crypto_findings: totals.cryptoFindings,
+      advisories: records.length, prefix: params.prefix, popular_packages: popularPackages(params), ms: Date.now() - started, vulndb_ms: vulndbMs, rescore: rescored,
+    }, 200);
+  })
+  .openapi(rescore, async (c) => {
+    const { projectId } = c.req.valid('query');
+    return c.json(await withProject<{ portfolios: string[]; subjects: number }>(c.env, projectId, (stub) => stub.benchRescore()), 200);
+  })
   .openapi(renderSample, async (c) => {
     const { format, entries } = c.req.valid('query');
     const model = sampleModel(entries);

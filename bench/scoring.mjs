@@ -1,0 +1,290 @@
+// npm run bench:scoring — portfolio scoring on a project of 1,000 subjects and 50,000 findings, written
+// straight into the project's contents by the dev route `POST /api/v1/dev/bench-seed` (src/project/
+// bench-seed.ts): the time to score every portfolio from scratch (every subject's findings recomputed,
+// the built-in portfolio, one of 300 subjects and one of a few packages, asked for at once), then p50/p99
+// of rank, state and simulate on the built-in portfolio beside the bare route (GET /api/v1/health, as
+// bench:analysis), in the same run, the requests interleaved so noise falls on every route alike.
+// The scoring consumer's log line (src/queues/scoring.ts) gives each scoring's phases; it is read over the
+// DevTools protocol. PROFILE=1 records a CPU profile of the Worker's isolate during the full rescoring and
+// prints where the time went (the .cpuprofile is kept for Chrome DevTools).
+//   SUBJECTS=1000 FINDINGS=50000 COMPONENTS=150 READS=300 SESSIONS=8 BENCH_PORT=8795 BENCH_LOGS=1 PROFILE=1
+import { readFileSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchService, inspectWorker, quantile, until } from './harness.mjs';
+import { devCall, root } from '../scripts/local.mjs';
+
+const PORT = Number(process.env.BENCH_PORT ?? 8795);
+const INSPECTOR_PORT = Number(process.env.INSPECTOR_PORT ?? PORT + 100);
+const SUBJECTS = Number(process.env.SUBJECTS ?? 1000);
+const FINDINGS = Number(process.env.FINDINGS ?? 50_000);
+const COMPONENTS = Number(process.env.COMPONENTS ?? 150);
+const READS = Number(process.env.READS ?? 300);
+// Each sign-in may make 600 requests a minute: the reads rotate over several.
+const SESSIONS = Number(process.env.SESSIONS ?? 8);
+const PROFILE = process.env.PROFILE === '1';
+const PROFILE_READS = 30;
+const TARGETS = { rescoreMs: 10_000, readsXBare: 1.5, simulateMs: 250 };
+// The functions whose inclusive time PROFILE=1 prints, for the scoring and for the reads.
+const SCORING_PARTS = ['scorePortfolio', 'refreshSubject', 'subjectEvidence', 'scoredFindings', 'findingsPage', 'scoringSubjects', 'computeScoring', 'portfolioScores', 'rankFixes', 'fixRow',
+  'rowFindings', 'breakdown', 'costliest', 'gainOf', 'removals', 'summarised', 'highestVersion', 'stageFixes', 'finishScoring', 'dropBuild', 'beginScoring', 'memberSubjects', 'stringify', 'parse'];
+const READ_PARTS = ['fetch', 'requireAccess', 'checkRateLimit', 'requireScored', 'rankPage', 'stateOf', 'rankBody', 'simulationInputs', 'storedRows', 'resolveFixes', 'upgraded', 'stillAffected',
+  'lookupRecords', 'simulation', 'gainOf', 'withoutEffects', 'portfolioScores', 'stringify', 'parse', 'toArray'];
+
+const service = await benchService(PORT, 'scoring', { inspectorPort: INSPECTOR_PORT });
+const logs = [];
+const scripts = [];
+const inspector = await inspectWorker(INSPECTOR_PORT, 'posture-service', {
+  onEvent(event) {
+    if (event.method === 'Debugger.scriptParsed') scripts.push(event.params);
+    if (event.method !== 'Runtime.consoleAPICalled') return;
+    const text = (event.params.args ?? []).map((a) => a.value ?? a.description ?? '').join(' ');
+    if (text.startsWith('scoring:')) logs.push({ at: performance.now(), text });
+  },
+});
+try {
+  await inspector.call('Runtime.enable');
+  // The bundle is minified: PROFILE=1 reads its source map (wrangler keeps it beside the bundle while it runs).
+  const sourceMap = PROFILE ? await bundleSourceMap() : null;
+  const tokens = [service.session];
+  while (tokens.length < SESSIONS) tokens.push((await devCall(service.base, '/api/v1/dev/session')).jwt);
+  let turn = 0;
+  const auth = () => ({ authorization: `Bearer ${tokens[turn++ % tokens.length]}` });
+  const api = async (path, { method = 'GET', body } = {}) => {
+    const res = await fetch(`${service.P}${path}`, { method, headers: { ...auth(), ...(body ? { 'content-type': 'application/json' } : {}) }, body: body && JSON.stringify(body) });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  };
+
+  // A portfolio of 300 subjects named before they exist (scored empty now, so seeding starts no scoring).
+  const names = Array.from({ length: SUBJECTS }, (_, i) => `bench-app-${String(i + 1).padStart(4, '0')}`);
+  const every = Math.max(1, Math.floor(SUBJECTS / 300));
+  const bySubject = await api('/v1/portfolio', { method: 'POST', body: { name: 'Bench: 300 subjects', members: names.filter((_, i) => i % every === 0).slice(0, 300) } });
+  const list = () => api('/v1/portfolio');
+  const scoredAt = async (id) => (await list()).portfolios.find((p) => p.portfolio_id === id)?.scored_at;
+  await until(() => scoredAt(bySubject.portfolio_id), 'the subject portfolio was not scored', 60_000, 100);
+
+  const seedStarted = performance.now();
+  // Seeding again gives the same data: a 503 (wrangler reloading the Worker after a file changed) is retried.
+  const seedPath = `/api/v1/dev/bench-seed?projectId=${service.projectId}&subjects=${SUBJECTS}&findings=${FINDINGS}&components=${COMPONENTS}&score=false`;
+  const seed = await devCall(service.base, seedPath).catch((error) => {
+    if (!/: 503\b/.test(error.message)) throw error;
+    console.error(`seeding answered 503 (the Worker reloaded?); seeding again`);
+    return devCall(service.base, seedPath);
+  });
+  const seedMs = performance.now() - seedStarted;
+  console.error(`seeded ${seed.subjects} subjects, ${seed.components} components, ${seed.crypto_assets} crypto assets, ${seed.vuln_findings} + ${seed.crypto_findings} findings, ${seed.advisories} advisories in ${(seedMs / 1000).toFixed(1)} s`);
+
+  // A portfolio of a few packages: created now, its first scoring (cold: its subjects' findings computed for the first time) is timed too.
+  const byPackage = await api('/v1/portfolio', { method: 'POST', body: { name: 'Bench: packages', members: seed.popular_packages.map((value) => ({ type: 'package', value })) } });
+  const firstStarted = performance.now();
+  await until(() => scoredAt(byPackage.portfolio_id), 'the package portfolio was not scored', 600_000, 100);
+  const firstMs = performance.now() - firstStarted;
+  const before = new Map((await list()).portfolios.map((p) => [p.portfolio_id, p.scored_at]));
+  const implicit = (await list()).portfolios.find((p) => p.is_implicit);
+  const portfolios = [implicit, bySubject, byPackage];
+  await until(async () => !scoringLoggedLately(), 'scoring did not go quiet', 60_000, 200);
+
+  // ---- from scratch: every subject stale, every portfolio asked for ----
+  logs.length = 0;
+  if (PROFILE) {
+    await inspector.call('Profiler.enable');
+    await inspector.call('Profiler.setSamplingInterval', { interval: 500 });
+    await inspector.call('Profiler.start');
+  }
+  const rescoreStarted = performance.now();
+  await devCall(service.base, `/api/v1/dev/rescore?projectId=${service.projectId}`);
+  const done = new Map();
+  await until(async () => {
+    for (const p of (await list()).portfolios) {
+      if (!done.has(p.portfolio_id) && p.scoring === 'scored' && p.scored_at !== before.get(p.portfolio_id)) done.set(p.portfolio_id, performance.now() - rescoreStarted);
+    }
+    return portfolios.every((p) => done.has(p.portfolio_id));
+  }, 'the portfolios were not all scored', 900_000, 100);
+  const rescoreMs = Math.max(...done.values());
+  let profile = null;
+  if (PROFILE) profile = (await inspector.call('Profiler.stop', {}, { timeoutMs: 300_000 })).profile;
+  const state = await api(`/v1/portfolio/${implicit.portfolio_id}/state`);
+  if (state.computed_at === before.get(implicit.portfolio_id)) throw new Error('state answers the previous scoring');
+
+  // ---- reads ----
+  const P = `/v1/portfolio/${implicit.portfolio_id}`;
+  const top = (await api(`${P}/rank?limit=1000&summary=true`)).rows;
+  const fixes = top.slice(0, 10).map((r) => ({ item_key: r.item_key }));
+  const findingFixes = top.slice(0, 10).map((r) => ({ item_key: r.item_key, finding_key: r.findings[0].finding_key }));
+  const upgradeFixes = top.filter((r) => r.kind === 'package' && r.fix_version).slice(0, 10).map((r) => ({ item_key: r.item_key, upgrade_to: r.fix_version }));
+  const reads = [
+    { name: 'bare route (GET /api/v1/health)', url: `${service.base}/api/v1/health`, bare: true },
+    { name: 'authenticated floor (GET P/v1/job?limit=1)', path: '/v1/job?limit=1' },
+    { name: 'rank?limit=100', path: `${P}/rank?limit=100`, target: 'x bare' },
+    { name: 'rank?summary=true (limit 1000)', path: `${P}/rank?summary=true`, target: 'x bare' },
+    { name: 'rank?summary=true&limit=100', path: `${P}/rank?summary=true&limit=100`, target: 'x bare' },
+    { name: 'state', path: `${P}/state`, target: 'x bare' },
+    { name: 'simulate, 10 fixes (item_key)', path: `${P}/simulate`, body: { fixes }, target: 'ms' },
+    { name: 'simulate, 10 fixes (finding_key)', path: `${P}/simulate`, body: { fixes: findingFixes }, target: 'ms' },
+    { name: `simulate, ${upgradeFixes.length} fixes (upgrade_to)`, path: `${P}/simulate`, body: { fixes: upgradeFixes }, target: 'ms' },
+  ];
+  const once = async (read) => {
+    const started = performance.now();
+    const res = await fetch(read.url ?? `${service.P}${read.path}`, read.body
+      ? { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(read.body) }
+      : { headers: read.bare ? {} : auth() });
+    const bytes = (await res.arrayBuffer()).byteLength;
+    if (!res.ok) throw new Error(`${read.name}: ${res.status}`);
+    return { ms: performance.now() - started, bytes };
+  };
+  for (let i = 0; i < 10; i++) for (const read of reads) await once(read); // warm-up, not counted
+  for (const read of reads) read.times = [];
+  for (let i = 0; i < READS; i++) {
+    for (const read of reads) {
+      const { ms, bytes } = await once(read);
+      read.times.push(ms);
+      read.bytes = bytes;
+    }
+  }
+
+  report({ seed, seedMs, firstMs, rescoreMs, done, portfolios, state, reads, top });
+  if (profile) printProfile('the full rescoring', profile, sourceMap, SCORING_PARTS);
+  if (PROFILE) {
+    // Each read on its own, PROFILE_READS requests in a row (after the measured ones: profiling slows them).
+    for (const read of reads.filter((r) => r.target)) {
+      await inspector.call('Profiler.start');
+      for (let i = 0; i < PROFILE_READS; i++) await once(read);
+      printProfile(`${PROFILE_READS} requests of ${read.name}`, (await inspector.call('Profiler.stop', {}, { timeoutMs: 300_000 })).profile, sourceMap, READ_PARTS, 15);
+    }
+  }
+  if (inspector.reloads.length) console.log(`\nWARNING: wrangler reloaded the Worker during the run (a file it bundles changed): the figures mix isolates.`);
+} finally {
+  inspector.close();
+  await service.stop();
+}
+
+/** Whether a scoring was logged in the last second (the package portfolio's, before the rescoring starts). */
+function scoringLoggedLately() {
+  const last = logs.at(-1)?.at ?? 0;
+  return performance.now() - last < 1000;
+}
+
+function report({ seed, seedMs, firstMs, rescoreMs, done, portfolios, state, reads, top }) {
+  const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
+  const kb = (b) => (b >= 1e6 ? `${(b / 1e6).toFixed(2)} MB` : `${(b / 1e3).toFixed(1)} kB`);
+  console.log(`\nbench:scoring: ${seed.subjects} subjects, ${seed.vuln_findings + seed.crypto_findings} findings in contents (${seed.vuln_findings} vuln_finding, ${seed.crypto_findings} crypto_finding), `
+    + `${seed.components} components, ${seed.crypto_assets} crypto assets, ${seed.advisories} advisories; wrangler dev on ${service.base}`);
+  console.log(`seeded in ${s(seedMs)}; the package portfolio's first scoring (its subjects' findings computed for the first time) ${s(firstMs)}`);
+  console.log(`built-in portfolio: ${state.subjects} subjects, ${state.findings} scored findings, ${state.fixes} ranked rows; score ${state.score.score} (${state.score.band})`);
+
+  console.log('\nscoring every portfolio from scratch (all subjects stale, all portfolios asked for at once), until each answers its new result:\n');
+  console.log('| portfolio | subjects | scored findings | ranked rows | scored after |');
+  console.log('|---|---|---|---|---|');
+  for (const p of portfolios) {
+    const line = logs.find((l) => l.text.includes(p.portfolio_id));
+    const m = line?.text.match(/read (\d+) subjects' (\d+) findings/);
+    const rows = line?.text.match(/computed (\d+) rows/);
+    console.log(`| ${p.name} | ${m?.[1] ?? '?'} | ${m?.[2] ?? '?'} | ${rows?.[1] ?? '?'} | ${s(done.get(p.portfolio_id))} |`);
+  }
+  if (logs.length) {
+    console.log('\nthe scoring consumer\'s log lines (src/queues/scoring.ts), in order:');
+    for (const l of logs) console.log(`- ${l.text}`);
+  }
+
+  const bare = reads.find((r) => r.bare);
+  const bareP99 = quantile(bare.times, 0.99);
+  console.log(`\nreads of the built-in portfolio, ${READS} sequential each, interleaved route by route, ${SESSIONS} sign-ins:\n`);
+  console.log('| read | p50 ms | p99 ms | p99 x bare | answer | target | |');
+  console.log('|---|---|---|---|---|---|---|');
+  const verdicts = [];
+  for (const r of reads) {
+    const p50 = quantile(r.times, 0.5);
+    const p99 = quantile(r.times, 0.99);
+    let target = '';
+    let met = '';
+    if (r.target === 'x bare') {
+      target = `p99 <= ${TARGETS.readsXBare}x bare (${(TARGETS.readsXBare * bareP99).toFixed(1)} ms)`;
+      met = p99 <= TARGETS.readsXBare * bareP99 ? 'met' : 'MISSED';
+    } else if (r.target === 'ms') {
+      target = `p99 < ${TARGETS.simulateMs} ms`;
+      met = p99 < TARGETS.simulateMs ? 'met' : 'MISSED';
+    }
+    if (met) verdicts.push(met);
+    console.log(`| ${r.name} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${(p99 / bareP99).toFixed(2)} | ${kb(r.bytes)} | ${target} | ${met} |`);
+  }
+  const rescoreMet = rescoreMs < TARGETS.rescoreMs;
+  console.log(`\nfull rescoring: ${s(rescoreMs)} (target under ${s(TARGETS.rescoreMs)}): ${rescoreMet ? 'met' : 'MISSED'}`);
+  console.log(`targets: ${[rescoreMet ? 'met' : 'MISSED', ...verdicts].filter((v) => v === 'met').length} of ${verdicts.length + 1} met`);
+  console.log(`(the simulated fixes: the top 10 rows by item_key, ${top.slice(0, 10).map((r) => r.item_key).join(', ')}; with their first finding_key; and upgrade_to the fix_version of the first 10 package rows that have one)`);
+}
+
+/** The source map of the Worker's bundle (announced by Debugger.scriptParsed), as { url, map }; null when none is found. */
+async function bundleSourceMap() {
+  await inspector.call('Debugger.enable');
+  await inspector.call('Debugger.disable');
+  const bundle = scripts.find((s) => s.sourceMapURL && /\/index\.js$/.test(s.url));
+  if (!bundle) return null;
+  try {
+    return { url: bundle.url, map: new SourceMap(JSON.parse(readFileSync(fileURLToPath(new URL(bundle.sourceMapURL, bundle.url)), 'utf8'))) };
+  } catch (error) {
+    console.error(`no source map for the profile: ${error.message}`);
+    return null;
+  }
+}
+
+/**
+ * Where the profiled time went: self time by function, and time inside functions (each counted once per
+ * sample however deep it recurs), named by their original source through the bundle's source map. The
+ * profile is kept for Chrome DevTools. `parts`: functions always listed (by name).
+ */
+function printProfile(what, profile, sourceMap, parts, top = 25) {
+  const file = join(tmpdir(), `bench-scoring-${Date.now()}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const labels = new Map();
+  // The profile names the bundle by its module name (`index.js`), the debugger by its file URL.
+  const sameFile = (a, b) => a.split('/').pop() === b.split('/').pop();
+  const label = (n) => {
+    const f = n.callFrame;
+    const id = `${f.url}:${f.lineNumber}:${f.columnNumber}:${f.functionName}`;
+    if (labels.has(id)) return labels.get(id);
+    let text = f.functionName || '(anonymous)';
+    const entry = sourceMap && f.url && sameFile(f.url, sourceMap.url) && f.lineNumber >= 0 ? sourceMap.map.findEntry(f.lineNumber, f.columnNumber) : null;
+    if (entry?.originalSource) {
+      const source = entry.originalSource.startsWith('file:') ? relative(root, fileURLToPath(entry.originalSource)) : entry.originalSource;
+      // A named function's original name is the mapping's name at its start; an arrow function has none.
+      const name = f.functionName && entry.name ? entry.name : text;
+      text = `${name} ${source.replace(/^(\.\.\/)+/, '').replace(/^.*node_modules\//, 'node_modules/')}:${entry.originalLine + 1}`;
+    } else if (f.url) text += ` ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
+    labels.set(id, text);
+    return text;
+  };
+  const self = new Map();
+  const inclusive = new Map();
+  let total = 0;
+  let idle = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+    total += dt;
+    const name = label(nodes.get(id));
+    if (/^\((idle|program)\)/.test(name)) idle += dt;
+    self.set(name, (self.get(name) ?? 0) + dt);
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const fn = label(nodes.get(at));
+      if (!seen.has(fn)) {
+        seen.add(fn);
+        inclusive.set(fn, (inclusive.get(fn) ?? 0) + dt);
+      }
+    }
+  });
+  const ms = (v) => `${v.toFixed(0).padStart(7)} ms`;
+  const ours = (name) => / src\//.test(name);
+  console.log(`\nCPU profile of the Worker's isolate, ${what}: ${(total / 1000).toFixed(2)} s sampled, ${(idle / 1000).toFixed(2)} s of it idle or outside JavaScript (${file})`);
+  console.log(`  self time, top ${top}:`);
+  for (const [name, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${ms(v)}  ${name}`);
+  console.log(`  time inside the service's own functions (inclusive), top ${top}:`);
+  const listed = [...inclusive].filter(([name]) => ours(name) || parts.some((p) => name.startsWith(`${p} `))).sort((a, b) => b[1] - a[1]);
+  for (const [name, v] of listed.slice(0, top)) console.log(`  ${ms(v)}  ${name}`);
+}

@@ -1,0 +1,1 @@
+CREATE INDEX `vuln_records_import` ON `vuln_records` (`import_id`,`id`);
