@@ -486,3 +486,28 @@ describe('the daily snapshot and its posture reports (spec 4.10 rule 10)', () =>
     await expectError(await regenerate(itsReport), 404, 'not_found');
   });
 });
+
+describe('OpenAPI document', () => {
+  it('lists every portfolio and subject operation with its permissions, schemas and error statuses', async () => {
+    const doc = await json(await api('/api/v1/openapi.json'));
+    const P = '/api/v1/project/{projectId}/v1';
+    const operations: [string, string, string[]][] = [
+      ['/portfolio', 'get', ['project:portfolio:view']], ['/portfolio', 'post', ['project:portfolio:view', 'project:edit']],
+      ['/portfolio/{portfolioId}', 'get', ['project:portfolio:view']], ['/portfolio/{portfolioId}', 'put', ['project:portfolio:view', 'project:edit']],
+      ['/portfolio/{portfolioId}', 'delete', ['project:portfolio:view', 'project:edit']], ['/portfolio/{portfolioId}/history', 'get', ['project:portfolio:view']],
+      ['/portfolio/{portfolioId}/member', 'get', ['project:portfolio:view']], ['/portfolio/{portfolioId}/member', 'post', ['project:portfolio:view', 'project:edit']],
+      ['/portfolio/{portfolioId}/member/{value}', 'delete', ['project:portfolio:view', 'project:edit']], ['/portfolio/{portfolioId}/rank', 'get', ['project:portfolio:view']],
+      ['/portfolio/{portfolioId}/simulate', 'post', ['project:portfolio:view']], ['/portfolio/{portfolioId}/state', 'get', ['project:portfolio:view']],
+      ['/subject', 'get', ['project:portfolio:view']], ['/subject/{subject}/content', 'get', ['project:portfolio:view']],
+      ['/subject/{subject}/criticality', 'put', ['project:portfolio:rate']], ['/subject/{subject}/criticality/history', 'get', ['project:portfolio:view']],
+    ];
+    for (const [path, method, permissions] of operations) {
+      const operation = doc.paths[`${P}${path}`]?.[method];
+      expect({ path, method, permissions: operation?.['x-permissions'] }).toEqual({ path, method, permissions });
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403', '404']));
+    }
+    expect(Object.keys(doc.paths[`${P}/portfolio/{portfolioId}/state`].get.responses)).toContain('503');
+    expect(doc.paths[`${P}/subject/{subject}/criticality`].put.security).toEqual([{ session: [] }]);
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Portfolio', 'PortfolioState', 'RankPage', 'RankedFixRow', 'Simulation', 'SimulateRequest', 'ScoreHistory', 'CriticalityRating']));
+  });
+});
