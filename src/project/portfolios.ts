@@ -249,9 +249,18 @@ export function history(state: ProjectState, portfolioId: string, axis?: Axis) {
 }
 
 /** State and rank answer only a scored portfolio: 503 `unscored` / `rescoring` otherwise (spec 4.1 rule 10). */
-export function requireScored(state: ProjectState, portfolioId: string): { row: PortfolioRow; result: typeof portfolioResults.$inferSelect } {
+export interface ScoredResult {
+  build: string;
+  rows: number;
+  computedAt: string;
+  asOf: string;
+}
+
+/** The current result's bookkeeping (its JSON columns are read only by the calls that answer them). */
+export function requireScored(state: ProjectState, portfolioId: string): { row: PortfolioRow; result: ScoredResult } {
   const row = requirePortfolio(state, portfolioId);
-  const result = state.db.select().from(portfolioResults).where(eq(portfolioResults.portfolioId, row.id)).get();
+  const result = state.db.select({ build: portfolioResults.build, rows: portfolioResults.rows, computedAt: portfolioResults.computedAt, asOf: portfolioResults.asOf })
+    .from(portfolioResults).where(eq(portfolioResults.portfolioId, row.id)).get();
   if (row.status === 'unscored' || !result) {
     throw new ApiError('unscored', 'The portfolio has not been scored yet; retry in a few seconds.', { headers: { 'Retry-After': '5' } });
   }

@@ -317,11 +317,19 @@ function writeHistory(state: ProjectState, row: PortfolioRow, answer: JsonObject
 // ---- reads ----
 
 /** `GET state`: the stored answer; with `rank`, the first page of ranked fixes in summary form. */
-export function stateOf(state: ProjectState, portfolioId: string, rank: boolean): JsonObject {
+/** The stored JSON text of one column of a portfolio's result (answered as it is, never parsed). */
+const resultColumn = (state: ProjectState, portfolioId: string, column: 'state' | 'model') =>
+  state.sql.exec<{ text: string }>(`SELECT ${column} AS text FROM portfolio_results WHERE portfolio_id = ?`, portfolioId).one().text;
+
+/**
+ * `GET state`: the stored answer as JSON text (a thousand subjects' breakdown is written out as it is);
+ * with `rank`, the first page of ranked fixes in summary form beside it.
+ */
+export function stateOf(state: ProjectState, portfolioId: string, rank: boolean): { text: string; rank: RankPage | null } {
   const { row, result } = requireScored(state, portfolioId);
-  const answer: JsonObject = { portfolio_id: row.id, name: row.name, ...result.state, computed_at: result.computedAt, as_of: result.asOf };
-  if (rank) answer.rank = rankPage(state, portfolioId, { offset: 0, limit: 1000, summary: true }) as unknown as JsonObject;
-  return answer;
+  const stored = resultColumn(state, row.id, 'state');
+  const text = `{"portfolio_id":${JSON.stringify(row.id)},"name":${JSON.stringify(row.name)},${stored.slice(1, -1)},"computed_at":${JSON.stringify(result.computedAt)},"as_of":${JSON.stringify(result.asOf)}}`;
+  return { text, rank: rank ? rankPage(state, portfolioId, { offset: 0, limit: 1000, summary: true }) : null };
 }
 
 export interface RankPage {
@@ -364,6 +372,6 @@ export function simulationInputs(state: ProjectState, portfolioId: string, input
       }
     }
   }
-  return { model: result.model as unknown as PortfolioModel, rows };
+  return { model: JSON.parse(resultColumn(state, portfolioId, 'model')) as PortfolioModel, rows };
 }
 

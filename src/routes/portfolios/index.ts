@@ -105,11 +105,9 @@ export const portfoliosRouter = createRouter()
   .openapi(routes.state, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
     const { rank } = c.req.valid('query');
-    const answer = await data<JsonObject & { rank?: RankPage }>(c.env, projectId, (stub) => stub.portfolioState({ portfolioId, rank }));
-    if (!answer.rank) return c.json(answer as never, 200);
-    const { rank: page, ...rest } = answer;
-    const head = JSON.stringify(rest);
-    return c.body(`${head.slice(0, -1)},"rank":${rankBody(page)}}`, 200, { 'content-type': 'application/json' }) as never;
+    const answer = await data<{ text: string; rank: RankPage | null }>(c.env, projectId, (stub) => stub.portfolioState({ portfolioId, rank }));
+    const body = answer.rank ? `${answer.text.slice(0, -1)},"rank":${rankBody(answer.rank)}}` : answer.text;
+    return c.body(body, 200, { 'content-type': 'application/json' }) as never;
   })
   .openapi(routes.simulate, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
