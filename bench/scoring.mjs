@@ -176,19 +176,25 @@ function report({ seed, seedMs, firstMs, rescoreMs, done, portfolios, state, rea
   console.log(`seeded in ${s(seedMs)}; the package portfolio's first scoring (its subjects' findings computed for the first time) ${s(firstMs)}`);
   console.log(`built-in portfolio: ${state.subjects} subjects, ${state.findings} scored findings, ${state.fixes} ranked rows; score ${state.score.score} (${state.score.band})`);
 
-  console.log('\nscoring every portfolio from scratch (all subjects stale, all portfolios asked for at once), until each answers its new result:\n');
-  console.log('| portfolio | subjects | scored findings | ranked rows | scored after |');
-  console.log('|---|---|---|---|---|');
-  for (const p of portfolios) {
-    const line = logs.find((l) => l.text.includes(p.portfolio_id));
-    const m = line?.text.match(/read (\d+) subjects' (\d+) findings/);
-    const rows = line?.text.match(/computed (\d+) rows/);
-    console.log(`| ${p.name} | ${m?.[1] ?? '?'} | ${m?.[2] ?? '?'} | ${rows?.[1] ?? '?'} | ${s(done.get(p.portfolio_id))} |`);
+  console.log('\nscoring every portfolio from scratch (every subject stale, every portfolio asked for at once); in the order scored, with the phases of the scoring consumer\'s log line (src/queues/scoring.ts), ms:\n');
+  console.log('| portfolio | subjects | scored findings | ranked rows | subjects refreshed | refresh | read findings | compute | write rows | finish | answered after (from the request) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  const PHASES = /refreshed (\d+) subjects (\d+) ms, read (\d+) subjects' (\d+) findings (\d+) ms, computed (\d+) rows (\d+) ms, wrote them (\d+) ms, finished (\d+) ms/;
+  const sum = [0, 0, 0, 0, 0, 0];
+  // In the order they were scored (the consumer takes one at a time).
+  const order = (p) => { const i = logs.findIndex((l) => l.text.includes(p.portfolio_id)); return i < 0 ? logs.length : i; };
+  for (const p of [...portfolios].sort((a, b) => order(a) - order(b))) {
+    const m = logs.find((l) => l.text.includes(p.portfolio_id))?.text.match(PHASES);
+    if (!m) {
+      console.log(`| ${p.name} | ? | ? | ? | ? | ? | ? | ? | ? | ? | ${s(done.get(p.portfolio_id))} |`);
+      continue;
+    }
+    const [refreshed, refresh, subjects, findings, read, rows, compute, write, finish] = m.slice(1).map(Number);
+    [refreshed, refresh, read, compute, write, finish].forEach((v, i) => (sum[i] += v));
+    console.log(`| ${p.name} | ${subjects} | ${findings} | ${rows} | ${refreshed} | ${refresh} | ${read} | ${compute} | ${write} | ${finish} | ${s(done.get(p.portfolio_id))} |`);
   }
-  if (logs.length) {
-    console.log('\nthe scoring consumer\'s log lines (src/queues/scoring.ts), in order:');
-    for (const l of logs) console.log(`- ${l.text}`);
-  }
+  console.log(`| all three, one after another | | | | ${sum[0]} | ${sum[1]} | ${sum[2]} | ${sum[3]} | ${sum[4]} | ${sum[5]} | ${s(rescoreMs)} |`);
+  if (logs.length !== portfolios.length) console.log(`(${logs.length} scoring log lines for ${portfolios.length} portfolios: ${logs.map((l) => l.text).join('; ')})`);
 
   const bare = reads.find((r) => r.bare);
   const bareP99 = quantile(bare.times, 0.99);
