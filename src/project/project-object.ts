@@ -495,8 +495,8 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => scoring.beginScoring(state, input));
   }
 
-  async refreshSubject(input: { subject: string; asOf: string }) {
-    return this.rpc((state) => scoring.refreshSubject(state, input));
+  async refreshSubjects(input: { subjects: string[]; asOf: string }) {
+    return this.rpc((state) => input.subjects.map((subject) => scoring.refreshSubject(state, { subject, asOf: input.asOf })));
   }
 
   async scoringSubjects(portfolioId: string) {

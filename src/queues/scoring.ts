@@ -22,6 +22,8 @@ export const SCORING_DLQ = 'posture-scoring-dlq';
 /** Subjects per findings call (the object binds at most 100 parameters a statement) and findings per page. */
 const SUBJECT_SLICE = 90;
 const FINDINGS_PAGE = 5_000;
+/** Subjects refreshed per call to the project object (about 2.5 ms each inside it). */
+const REFRESH_SLICE = 25;
 /** Ranked rows per write. */
 const ROWS_PER_WRITE = 250;
 
@@ -92,8 +94,9 @@ export async function scorePortfolio(env: Env, message: ScoringMessageBody): Pro
   const asOf = start.asOf!;
   // Phase times for the log line below. (Deployed, Date.now() moves only with I/O: computing shows in the writes.)
   const at = [Date.now()];
-  for (const subject of start.stale ?? []) {
-    await withProject(env, projectId, (stub) => stub.refreshSubject({ subject, asOf }));
+  const stale = start.stale ?? [];
+  for (let i = 0; i < stale.length; i += REFRESH_SLICE) {
+    await withProject(env, projectId, (stub) => stub.refreshSubjects({ subjects: stale.slice(i, i + REFRESH_SLICE), asOf }));
     await yieldNow();
   }
   at.push(Date.now());

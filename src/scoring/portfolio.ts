@@ -111,13 +111,21 @@ export function scoreAnswer(scores: Scores | null): ScoreAnswer {
 const rounded = (value: number) => Math.round(value * 100) / 100;
 const gainAnswer = (gain: Scores) => ({ overall: rounded(gain.overall), ...Object.fromEntries(AXES.map((a) => [a, rounded(gain.axes[a])])) });
 
-/** The findings of the portfolio that cost it the most points, each priced as if it alone were fixed. */
-function costliest(model: PortfolioModel, findings: ScoredFinding[], limit: number, totalWeight: number): JsonObject[] {
-  const priced = findings.map((f) => ({ f, points: gainOf(model, [effectOf(f)], totalWeight).axes[f.axis] }));
+/** What one finding alone costs its axis of the portfolio, in points (`gainOf` of that one finding, without its bookkeeping). */
+function findingPoints(model: PortfolioModel, f: ScoredFinding, totalWeight: number): number {
+  const entry = model.subjects[f.subject];
+  if (!entry || totalWeight === 0) return 0;
+  const p = entry[AXIS_INDEX[f.axis]];
+  return (entry[0] * (scoreOf(p - f.penalty) - scoreOf(p))) / totalWeight;
+}
+
+/** The findings that cost the most points, each priced as if it alone were fixed; `explained` adds their explanations. */
+function costliest(model: PortfolioModel, findings: ScoredFinding[], limit: number, totalWeight: number, explained: boolean): JsonObject[] {
+  const priced = findings.map((f) => ({ f, points: findingPoints(model, f, totalWeight) }));
   priced.sort((x, y) => y.points - x.points || x.f.findingKey.localeCompare(y.f.findingKey));
   return priced.slice(0, limit).map(({ f, points }) => ({
-    subject: f.subject, axis: f.axis, finding_key: f.findingKey, item_key: f.itemKey, points: rounded(points),
-    name: f.detail.name ?? f.detail.library ?? null, explanation: f.detail.explanation ?? null,
+    ...(explained ? { subject: f.subject } : {}), axis: f.axis, finding_key: f.findingKey, item_key: f.itemKey, points: rounded(points),
+    name: f.detail.name ?? f.detail.library ?? null, ...(explained ? { explanation: f.detail.explanation ?? null } : {}),
   }));
 }
 
@@ -144,7 +152,7 @@ export function breakdown(model: PortfolioModel, subjects: SubjectInfo[], findin
   }
   const axes = Object.fromEntries(AXES.map((axis) => [axis, {
     ...scoreAnswer(scores).axes[axis], weight: AXIS_WEIGHT[axis], findings: byAxis[axis]!.length,
-    costliest: costliest(model, byAxis[axis]!, 5, totalWeight),
+    costliest: costliest(model, byAxis[axis]!, 5, totalWeight, true),
   }]));
   const subjectRows = subjects.map((s) => {
     const entry = model.subjects[s.name]!;
@@ -154,7 +162,7 @@ export function breakdown(model: PortfolioModel, subjects: SubjectInfo[], findin
     return {
       subject: s.name, criticality: s.criticality, weight: s.weight, score: answer.score, band: answer.band,
       axes: Object.fromEntries(AXES.map((axis) => [axis, answer.axes[axis].score])), findings: list.length,
-      costliest: costliest(own, list, 3, 1),
+      costliest: costliest(own, list, 3, 1, false),
     };
   });
   subjectRows.sort((a, b) => (a.score ?? 100) - (b.score ?? 100) || a.subject.localeCompare(b.subject));
@@ -227,7 +235,8 @@ function rowFindings(model: PortfolioModel, list: ScoredFinding[], totalWeight: 
   const merged = [...byKey].map(([key, same]) => {
     const points = gainOf(model, same.map(effectOf), totalWeight).overall;
     const d = same[0]!.detail;
-    const common = { finding_key: key, axis: same[0]!.axis, points: rounded(points), subjects: new Set(same.map((f) => f.subject)).size, explanation: d.explanation ?? null };
+    // No per-finding explanation here: a row can carry thousands of findings; each is explained in its subject's contents and reports.
+    const common = { finding_key: key, axis: same[0]!.axis, points: rounded(points), subjects: new Set(same.map((f) => f.subject)).size };
     if (d.kind === 'advisory') {
       return { ...common, advisory_id: d.advisory_id, aliases: d.aliases, summary: d.summary, severity: d.severity, cvss: d.cvss, fixed_version: d.fixed_version };
     }
@@ -300,11 +309,13 @@ function fixRow(
   };
 }
 
-/** The summary form: no items, at most 10 findings and 10 occurrences; reach still counts every subject. */
+/** The summary form: no items, at most 10 findings, occurrences and reached subjects named; reach still counts every subject. */
 function summarised(row: JsonObject): JsonObject {
   const { items: _items, findings, occurrences, ...rest } = row;
+  const reach = row.reach as { count: number; subjects: string[] };
   return {
     ...rest,
+    reach: { count: reach.count, subjects: reach.subjects.slice(0, SUMMARY_LIMIT) },
     findings: (findings as JsonObject[]).slice(0, SUMMARY_LIMIT), findings_total: (findings as JsonObject[]).length,
     occurrences: (occurrences as JsonObject[]).slice(0, SUMMARY_LIMIT), occurrences_total: (occurrences as JsonObject[]).length,
   };
