@@ -5,24 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { bandOf, overallOf, pqcPenalty, SCALE, scoreOf, shown, usageFactor, vulnPenalty, type Axis } from '../src/scoring/model';
 import { effectOf, gainOf, portfolioScores, rankFixes, withoutEffects, type PortfolioModel } from '../src/scoring/portfolio';
 import type { ScoredFinding } from '../src/scoring/findings';
-
-/** A small seeded generator (mulberry32): the same data every run, different data per seed. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../src/lib/random';
 
 const AXES: Axis[] = ['pqc', 'vuln', 'agility'];
 
 /** A generated portfolio: subjects with weights, findings with penalties from the real penalty functions. */
 function generated(seed: number) {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
   const subjects = Array.from({ length: 1 + Math.floor(next() * 12) }, (_, i) => ({ name: `s${i}`, weight: pick([1, 2, 2, 4]) }));
   const findings: ScoredFinding[] = [];

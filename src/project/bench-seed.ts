@@ -12,6 +12,7 @@
 // subjects as in a real portfolio: 400 packages with 1 to 8 advisories each (three of them crypto
 // libraries), 30 algorithms and two TLS versions, crypto library components (node-forge 0.10.0,
 // BouncyCastle 1.78, OpenSSL 3.0.2, ...).
+import { seededRandom, type Rng } from '../lib/random';
 import { cryptoFindings, packagedComponents, vulnFindings, type ProvidedBy } from '../analysis/findings';
 import { packageKey } from '../analysis/vulns/osv';
 import type { OsvRecord } from '../analysis/vulns/osv-types';
@@ -60,20 +61,6 @@ const SBOM = 'bom.cdx.json';
 const CBOM = 'cbom.json';
 
 // ---- deterministic randomness ----
-
-type Rng = () => number;
-
-/** mulberry32: small, fast, and the same sequence everywhere. */
-function rngOf(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const mix = (...parts: number[]) => parts.reduce((h, p) => Math.imul(h ^ (p >>> 0), 0x9e3779b1) >>> 0, 0x811c9dc5);
 const int = (r: Rng, min: number, max: number) => min + Math.floor(r() * (max - min + 1));
@@ -208,7 +195,7 @@ export function catalogueOf(params: Pick<BenchSeedParams, 'packages' | 'seed'>):
   const id = `${params.seed}|${params.packages}`;
   const known = catalogues.get(id);
   if (known) return known;
-  const r = rngOf(mix(params.seed, 7));
+  const r = seededRandom(mix(params.seed, 7));
   const records = new Map<string, OsvRecord[]>();
   const all: OsvRecord[] = [];
   const add = (purl: string, label: string, count: number, versions: string[]) => {
@@ -263,7 +250,7 @@ export function popularPackages(params: Pick<BenchSeedParams, 'packages' | 'seed
 
 /** Each subject's number of findings: skewed (a few large applications, many small ones), summing to the total. */
 function findingTargets(params: BenchSeedParams): number[] {
-  const r = rngOf(mix(params.seed, 11));
+  const r = seededRandom(mix(params.seed, 11));
   const weights = Array.from({ length: params.subjects }, () => 0.2 + 1.6 * r() ** 2);
   const sum = weights.reduce((a, b) => a + b, 0);
   const targets = weights.map((w) => Math.floor((params.findings * w) / sum));
@@ -344,7 +331,7 @@ const findingRow = (kind: 'vuln_finding' | 'crypto_finding', f: FindingRow, sour
 
 /** A subject's rows, from its index alone. */
 function subjectRows(params: BenchSeedParams, catalogue: Catalogue, index: number, target: number): { criticality: Criticality; rows: Row[]; counts: BenchSeedCounts } {
-  const r = rngOf(mix(params.seed, 13, index));
+  const r = seededRandom(mix(params.seed, 13, index));
   const stack = weighted(r, [['npm', 0.45], ['maven', 0.35], ['pypi', 0.2]] as const);
   const criticality = weighted(r, CRITICALITY);
   const components: ReturnType<typeof componentRow>[] = [];

@@ -30,6 +30,8 @@ import * as reportRead from './reports';
 import * as documents from './documents';
 import * as portfolios from './portfolios';
 import * as posture from './posture';
+import * as rematch from './rematch-store';
+import type { PurlRange } from '../vulndb/changes';
 import { runBackfills } from './backfill';
 import * as scoring from './scoring-store';
 import type { DocumentFormat } from '../render/model';
@@ -459,27 +461,22 @@ export class ProjectObject extends DurableObject<Env> {
 
   /** When the project's components were last matched against the vulnerability data (src/project/rematch-store.ts). */
   async rematchSince() {
-    const rematch = await import('./rematch-store');
     return this.rpc((state) => rematch.rematchSince(state));
   }
 
-  async componentsInRanges(input: { ranges: import('../vulndb/changes').PurlRange[]; after?: import('./rematch-store').RangeCursor | null; limit: number }): Promise<unknown> {
-    const rematch = await import('./rematch-store');
+  async componentsInRanges(input: { ranges: PurlRange[]; after?: rematch.RangeCursor | null; limit: number }): Promise<unknown> {
     return this.rpc((state) => rematch.componentsInRanges(state, input));
   }
 
-  async componentsWithAdvisories(input: { advisories: string[]; after?: import('./rematch-store').AdvisoryCursor | null; limit: number }): Promise<unknown> {
-    const rematch = await import('./rematch-store');
+  async componentsWithAdvisories(input: { advisories: string[]; after?: rematch.AdvisoryCursor | null; limit: number }): Promise<unknown> {
     return this.rpc((state) => rematch.componentsWithAdvisories(state, input));
   }
 
-  async replaceVulnFindings(input: { groups: import('./rematch-store').FindingReplacement[] }) {
-    const rematch = await import('./rematch-store');
+  async replaceVulnFindings(input: { groups: rematch.FindingReplacement[] }) {
     return this.rpc((state) => rematch.replaceVulnFindings(state, input));
   }
 
   async finishRematch(input: { through: string }) {
-    const rematch = await import('./rematch-store');
     return this.rpc((state) => rematch.finishRematch(state, input));
   }
 

@@ -16,6 +16,7 @@ import type { ScoringStart, ScoringSubject } from '../project/scoring-store';
 import type { ScoredFinding } from '../scoring/findings';
 import { breakdown, portfolioScores, rankFixes, scoreAnswer, type PortfolioModel } from '../scoring/portfolio';
 import { retryDelay, yieldNow } from './analysis';
+import { rematchProject } from './rematch';
 
 export const SCORING_QUEUE = 'posture-scoring';
 export const SCORING_DLQ = 'posture-scoring-dlq';
@@ -132,7 +133,6 @@ export async function consumeScoring(batch: MessageBatch, env: Env): Promise<voi
     const body = parsed.data;
     try {
       if ('kind' in body) {
-        const { rematchProject } = await import('./rematch');
         const { since } = await rematchProject(env, body.projectId);
         // The day's snapshot after the re-match, so it sees today's vulnerability data (not for a project still being set up).
         if (body.snapshotAt && since !== null) await withProject(env, body.projectId, (stub) => stub.startSnapshot({ asOf: body.snapshotAt! }));
@@ -146,10 +146,14 @@ export async function consumeScoring(batch: MessageBatch, env: Env): Promise<voi
   }
 }
 
-/** Dead letters: nothing to fail (scoring is not a job); the work row lapses and the alarm tries again later. */
+/**
+ * Dead letters: nothing to fail (scoring is not a job). A portfolio's work row lapses and the project
+ * object's alarm sends it again; a re-match is done by the next daily run (it starts from the last
+ * re-match that finished).
+ */
 export async function consumeScoringDeadLetters(batch: MessageBatch): Promise<void> {
   for (const message of batch.messages) {
-    console.error(`scoring: gave up on message ${message.id} after its retries; the project object's alarm sends the work again`);
+    console.error(`scoring: gave up on message ${message.id} after its retries; a portfolio's work is sent again by its project object's alarm, a re-match by the next daily run`);
     message.ack();
   }
 }
