@@ -163,6 +163,18 @@ async function seedPortfolio(demo) {
   const before = new Map([...(await portfoliosOf(demo)).values()].map((p) => [p.portfolio_id, p.scored_at]));
   if (await upload(demo, demo.pass, SECOND_ROUND)) await scored(demo, ids, 'the rescoring after the second survey', before);
   console.error(`Demo data: portfolio "${created.name}" created, ${RATINGS.map(([s, v]) => `${s} rated ${v}`).join(', ')}, ${SECOND_ROUND[1]} surveyed again.`);
+  await dailySnapshot(demo);
+}
+
+/** Runs the daily cron once (wrangler dev --test-scheduled): each portfolio gets a snapshot point and a posture report. */
+async function dailySnapshot(demo) {
+  const res = await fetch(`${base}/__scheduled?cron=${encodeURIComponent('17 3 * * *')}`);
+  if (!res.ok) throw new Error(`GET /__scheduled: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  const job = await until('the daily snapshot', async () =>
+    (await demo.call('GET', '/v1/job?jobType=PORTFOLIO_SNAPSHOT&limit=1')).jobs.find((j) => j.status === 'COMPLETED'));
+  // Its posture reports are its steps.
+  const reports = (job.steps ?? []).filter((s) => s.status === 'COMPLETED').map((s) => `${s.metadata.portfolio} ${s.id}`);
+  console.error(`Demo data: daily snapshot taken; posture reports: ${reports.join(', ')} (read them at /api/v1/project/${demo.projectId}/v1/report/{id}).`);
 }
 
 /** One line: the demo portfolio's (or the built-in one's) overall score and its best ranked fix. */

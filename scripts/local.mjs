@@ -61,7 +61,8 @@ export function wrangler(args, { quiet = true } = {}) {
  * protocol connections there (off by default).
  */
 export function startWranglerDev({ port, persistTo, inherit = false, group = false, inspectorPort = null }) {
-  const args = ['dev', '--port', String(port), '--ip', '127.0.0.1', '--show-interactive-dev-session=false'];
+  // --test-scheduled: GET /__scheduled runs the daily cron locally (the demo takes its first snapshot so).
+  const args = ['dev', '--port', String(port), '--ip', '127.0.0.1', '--show-interactive-dev-session=false', '--test-scheduled'];
   if (persistTo) args.push('--persist-to', persistTo);
   if (inspectorPort) args.push('--inspector-port', String(inspectorPort), '--inspector-ip', '127.0.0.1');
   return spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env: quietEnv, stdio: inherit ? 'inherit' : 'ignore', detached: group });

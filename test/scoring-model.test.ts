@@ -125,3 +125,19 @@ describe('the scoring model', () => {
     expect(portfolioScores(withoutEffects(model, [effectOf(finding), effectOf(finding)]))!.axes.vuln).toBe(100);
   });
 });
+
+describe('migration rows', () => {
+  it('group quantum-vulnerable cryptography by family, anything else by its normalised name', async () => {
+    const { judge } = await import('../src/analysis/crypto/classify');
+    const { algorithmItemKey } = await import('../src/scoring/findings');
+    const keyOf = (name: string, keyBits?: number) => algorithmItemKey(judge({ name, keyBits }) as never);
+    expect(keyOf('RSA', 2048)).toBe('algorithm:RSA');
+    expect(keyOf('RSA', 4096)).toBe('algorithm:RSA');
+    expect(keyOf('ECDSA-P256')).toBe(keyOf('ECDSA-P384'));
+    const sha224 = judge({ name: 'SHA-224' });
+    expect(sha224.quantumVulnerable).toBe(false);
+    expect(algorithmItemKey(sha224 as never)).toBe(`algorithm:${sha224.name}`);
+    expect(keyOf('SHA-224')).not.toBe(keyOf('SHA-256'));
+    expect(keyOf('MD5')).toBe(`algorithm:${judge({ name: 'MD5' }).name}`);
+  });
+});

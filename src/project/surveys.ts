@@ -4,7 +4,7 @@ import type { JsonObject } from '../lib/json';
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { ApiError, invalidParameter, invalidRequest, notFound } from '../lib/errors';
 import {
-  changeJob, CLIENT_STEP_TYPES, createSurvey, isSurvey, jobAnswer, jobWithSteps, requireJob, requireSurvey, settleSurvey,
+  changeJob, CLIENT_STEP_TYPES, createSurvey, isSurvey, jobWithSteps, requireJob, requireSurvey, settleSurvey,
   skipSurvey, stepOf, stepsOf, SURVEY_TYPES, type JobAnswer, type JobRow, type JobStatus, type SurveyType,
 } from './jobs';
 import * as health from './health';
@@ -227,7 +227,7 @@ export function listJobs(state: ProjectState, query: JobQuery): JobPage {
   const hasMore = rows.length > query.limit;
   const kept = rows.slice(0, query.limit);
   if (backwards) kept.reverse();
-  const answers = kept.map((row) => (query.topLevel ? jobWithSteps(state.db, row) : jobAnswer(row, isSurvey(row) ? stepsOf(state.db, row.id) : undefined)));
+  const answers = kept.map((row) => jobWithSteps(state.db, row));
   return { jobs: answers, pagination: { firstId: answers[0]?.id ?? null, lastId: answers.at(-1)?.id ?? null, hasMore, total } };
 }
 

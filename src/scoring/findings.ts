@@ -48,8 +48,13 @@ export function packageItemKey(purl: string): string {
   }
 }
 
-/** The migration row of a cryptographic finding: by algorithm family when known, else by its name. */
-export const algorithmItemKey = (entry: JsonObject): string => `algorithm:${String(entry.family ?? entry.name)}`;
+/**
+ * The migration row of a cryptographic finding. Quantum-vulnerable cryptography leaves as a family (every
+ * RSA key and certificate is one move: `algorithm:RSA`); anything else is a matter of its parameters or
+ * mode (SHA-224, AES-128-ECB, MD5), so its row is its normalised name.
+ */
+export const algorithmItemKey = (entry: JsonObject): string =>
+  `algorithm:${String(entry.quantumVulnerable === true && entry.family ? entry.family : entry.name)}`;
 
 /** File names that are source code: an algorithm named there is hard-coded in first-party code. */
 const SOURCE_FILE = /\.(java|kt|kts|scala|groovy|go|py|rb|php|js|mjs|cjs|ts|tsx|jsx|cs|vb|fs|c|cc|cpp|cxx|h|hh|hpp|m|mm|swift|rs|dart|ex|exs|erl|clj|lua|pl|r)(:\d+)?$/i;
