@@ -11,7 +11,7 @@ import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.
 import { api, expectError, json, newTenant } from './helpers';
 import { dataTenant } from './data-plane';
 import { activityRows, addPerson, apiToken } from './people';
-import { analysed, deliver, P, sbom } from './pipeline';
+import { analysed, buildReports, deliver, P, sbom, startSurvey, uploaded } from './pipeline';
 
 const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
 
@@ -509,5 +509,50 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.paths[`${P}/portfolio/{portfolioId}/state`].get.responses)).toContain('503');
     expect(doc.paths[`${P}/subject/{subject}/criticality`].put.security).toEqual([{ session: [] }]);
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Portfolio', 'PortfolioState', 'RankPage', 'RankedFixRow', 'Simulation', 'SimulateRequest', 'ScoreHistory', 'CriticalityRating']));
+  });
+});
+
+describe('scoring work', () => {
+  const sqlIn = <R>(projectId: string, query: string, ...bindings: unknown[]) => runInDurableObject(projectStub(env, projectId), (_i, state) =>
+    state.storage.sql.exec(query, ...bindings).toArray() as unknown as R[]);
+
+  it('scores the built-in portfolio of a project whose storage predates portfolios, from the alarm', async () => {
+    const older = await dataTenant('older');
+    await analysed(older, sbom('legacy', [['lodash', '4.17.15']]));
+    await settleScoring(older);
+    // What a project set up before portfolios existed holds: no portfolio, no scoring asked for.
+    await sqlIn(older.projectId, 'DELETE FROM portfolios');
+    await sqlIn(older.projectId, 'DELETE FROM scoring_work');
+    const [implicit] = (await json(await api(`${P(older.projectId)}/v1/portfolio`, { token: older.token }))).portfolios;
+    expect(implicit).toMatchObject({ is_implicit: true, scoring: 'unscored' });
+    await runDurableObjectAlarm(projectStub(env, older.projectId));
+    expect(await sqlIn(older.projectId, 'SELECT portfolio_id FROM scoring_work')).toEqual([{ portfolio_id: implicit.portfolio_id }]);
+    await settleScoring(older);
+    expect((await api(`${P(older.projectId)}/v1/portfolio/${implicit.portfolio_id}/state`, { token: older.token })).status).toBe(200);
+  });
+
+  it('rests work started too often for a day, and the next change asks again', async () => {
+    const tired = await dataTenant('tired');
+    await analysed(tired, sbom('app', [['lodash', '4.17.15']]));
+    await settleScoring(tired);
+    const [implicit] = (await json(await api(`${P(tired.projectId)}/v1/portfolio`, { token: tired.token }))).portfolios;
+    // A scoring that kept dying: five starts, lapsed.
+    await sqlIn(tired.projectId, "INSERT OR REPLACE INTO scoring_work (portfolio_id, generation, cause, attempts, expires_at, again) SELECT id, generation, 'survey', 5, 0, 0 FROM portfolios WHERE id = ?", implicit.portfolio_id);
+    await runDurableObjectAlarm(projectStub(env, tired.projectId));
+    const [rested] = await sqlIn<{ attempts: number; expires_at: number }>(tired.projectId, 'SELECT attempts, expires_at FROM scoring_work');
+    expect(rested.attempts).toBe(5);
+    expect(rested.expires_at).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    // A delivery of it does not run; the next survey (same generation: no rescoring state) asks for it afresh.
+    const generation = (await sqlIn<{ generation: number }>(tired.projectId, 'SELECT generation FROM portfolios WHERE id = ?', implicit.portfolio_id))[0]!.generation;
+    expect(await (projectStub(env, tired.projectId) as any).beginScoring({ portfolioId: implicit.portfolio_id, generation })).toEqual({ run: false });
+    const survey = await startSurvey(tired);
+    const message = await uploaded(tired, survey, sbom('app', [['lodash', '4.17.21']]));
+    await deliver(message);
+    await buildReports(message);
+    expect((await sqlIn<{ generation: number }>(tired.projectId, 'SELECT generation FROM portfolios WHERE id = ?', implicit.portfolio_id))[0]!.generation).toBe(generation);
+    await settleScoring(tired);
+    const history = (await json(await api(`${P(tired.projectId)}/v1/portfolio/${implicit.portfolio_id}/history`, { token: tired.token }))).rows;
+    expect((await api(`${P(tired.projectId)}/v1/portfolio/${implicit.portfolio_id}/state`, { token: tired.token })).status).toBe(200);
+    expect(history.length).toBeGreaterThan(0);
   });
 });

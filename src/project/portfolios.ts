@@ -33,6 +33,8 @@ export function ensureImplicit(state: ProjectState): PortfolioRow {
     id: newId(), name: IMPLICIT_NAME, isImplicit: true, settings: defaultSettings(), status: 'unscored', generation: 1, createdAt: now, updatedAt: now, deletedAt: null,
   };
   state.db.insert(portfolios).values(row).run();
+  // Scored from the alarm (a project whose storage predates portfolios gets it on its first read).
+  state.wakeSoon();
   return row;
 }
 

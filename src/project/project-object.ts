@@ -152,6 +152,7 @@ export class ProjectObject extends DurableObject<Env> {
     }
     const state = this.state();
     portfolios.ensureImplicit(state);
+    await scoring.scoreUnasked(state);
     const morePurges = purgeSlice(state);
     const times = [await expireLeases(state), await documents.expireRenders(state), await scoring.expireScoring(state), runBackfills(state), await sweepAbandoned(state)];
     // Deletions left, or queued just now by a lapsed lease.

@@ -28,6 +28,8 @@ export interface ScoringMessage {
 export const SCORING_QUEUED_MS = 60_000;
 export const SCORING_RUNNING_MS = 5 * 60_000;
 export const MAX_SCORING_STARTS = 5;
+/** How long work started too often rests before the alarm looks at it again. */
+const GIVE_UP_MS = 24 * 60 * 60_000;
 
 /**
  * Asks for the portfolios to be scored (their current generation) and sends the work. Requests
@@ -42,7 +44,7 @@ export async function requestScoring(state: ProjectState, portfolioIds: string[]
   const messages: ScoringMessage[] = [];
   for (const row of rows) {
     const work = state.db.select().from(scoringWork).where(eq(scoringWork.portfolioId, row.id)).get();
-    if (work && work.generation === row.generation) {
+    if (work && work.generation === row.generation && work.attempts < MAX_SCORING_STARTS) {
       // Queued: the message on its way does it. Running: once more when it finishes. A snapshot's
       // cause is kept over another (its scoring writes the day's history points and posture report).
       const kept = work.cause === 'snapshot' && work.attempts === 0 ? 'snapshot' : cause;
@@ -69,15 +71,26 @@ export async function subjectChanged(state: ProjectState, subject: string, cause
   await requestScoring(state, portfoliosHolding(state, subject).map((p) => p.id), cause);
 }
 
+/**
+ * The alarm: a portfolio never scored and not waiting for it (the built-in one of a project whose storage
+ * predates portfolios, created on its first read) is asked for.
+ */
+export async function scoreUnasked(state: ProjectState): Promise<void> {
+  const unasked = state.sql.exec<{ id: string }>(
+    "SELECT id FROM portfolios p WHERE p.status = 'unscored' AND p.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM scoring_work w WHERE w.portfolio_id = p.id)",
+  ).toArray().map((r) => r.id);
+  if (unasked.length) await requestScoring(state, unasked, 'membership');
+}
+
 /** The alarm: scoring whose message was lost or whose consumer died is sent again. Answers when to look next. */
 export async function expireScoring(state: ProjectState, now = Date.now()): Promise<number | null> {
   const lapsed = state.db.select().from(scoringWork).where(lte(scoringWork.expiresAt, now)).all();
   const resend: ScoringMessage[] = [];
   for (const work of lapsed) {
     if (work.attempts >= MAX_SCORING_STARTS) {
-      // Given up for now: the daily snapshot asks again. State keeps answering the last result (or 503).
-      console.error(`scoring: portfolio ${work.portfolioId} was started ${work.attempts} times without finishing; waiting for the next snapshot`);
-      state.db.delete(scoringWork).where(eq(scoringWork.portfolioId, work.portfolioId)).run();
+      // Given up for a day: the next change or snapshot asks again. State keeps answering the last result (or 503).
+      console.error(`scoring: portfolio ${work.portfolioId} was started ${work.attempts} times without finishing; waiting for the next change or snapshot`);
+      state.db.update(scoringWork).set({ expiresAt: now + GIVE_UP_MS }).where(eq(scoringWork.portfolioId, work.portfolioId)).run();
       continue;
     }
     state.db.update(scoringWork).set({ expiresAt: now + SCORING_QUEUED_MS }).where(eq(scoringWork.portfolioId, work.portfolioId)).run();
@@ -102,7 +115,7 @@ export function beginScoring(state: ProjectState, input: { portfolioId: string; 
   const row = state.db.select().from(portfolios).where(and(eq(portfolios.id, input.portfolioId), isNull(portfolios.deletedAt))).get();
   if (!row && work) state.db.delete(scoringWork).where(eq(scoringWork.portfolioId, input.portfolioId)).run();
   // A message for an older generation: the newer one's message is on its way.
-  if (!work || !row || work.generation !== input.generation || row.generation !== input.generation) return { run: false };
+  if (!work || !row || work.generation !== input.generation || row.generation !== input.generation || work.attempts >= MAX_SCORING_STARTS) return { run: false };
   const attempt = work.attempts + 1;
   state.db.update(scoringWork).set({ attempts: attempt, expiresAt: now + SCORING_RUNNING_MS }).where(eq(scoringWork.portfolioId, row.id)).run();
   // A snapshot scores as of its own date (the deadlines' urgency and the posture report's date).
