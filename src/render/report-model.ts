@@ -105,7 +105,8 @@ const dateOnly = (v: unknown): string | null => (typeof v === 'string' && /^\d{4
 /** The posture report's sections have columns of their own. */
 const POSTURE_COLUMNS: Record<string, Column[]> = {
   fixes: [
-    col('rank', 'Rank', 6, 'number'), col('name', 'Fix', 28), col('action', 'Action', 10), col('gain', 'Points', 8, 'number'), col('target', 'Upgrade to / move to', 24),
+    // The fix first: slides keep the first column (the entry's name) and the explanation.
+    col('name', 'Fix', 28), col('rank', 'Rank', 6, 'number'), col('action', 'Action', 10), col('gain', 'Points', 8, 'number'), col('target', 'Upgrade to / move to', 24),
     col('subjects', 'Subjects', 9, 'number'), col('findings', 'Findings', 9, 'number'), col('explanation', 'Explanation', 56),
   ],
   subjects: [
