@@ -540,8 +540,8 @@ describe('scoring work', () => {
     await sqlIn(tired.projectId, "INSERT OR REPLACE INTO scoring_work (portfolio_id, generation, cause, attempts, expires_at, again) SELECT id, generation, 'survey', 5, 0, 0 FROM portfolios WHERE id = ?", implicit.portfolio_id);
     await runDurableObjectAlarm(projectStub(env, tired.projectId));
     const [rested] = await sqlIn<{ attempts: number; expires_at: number }>(tired.projectId, 'SELECT attempts, expires_at FROM scoring_work');
-    expect(rested.attempts).toBe(5);
-    expect(rested.expires_at).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    expect(rested!.attempts).toBe(5);
+    expect(rested!.expires_at).toBeGreaterThan(Date.now() + 23 * 3600_000);
     // A delivery of it does not run; the next survey (same generation: no rescoring state) asks for it afresh.
     const generation = (await sqlIn<{ generation: number }>(tired.projectId, 'SELECT generation FROM portfolios WHERE id = ?', implicit.portfolio_id))[0]!.generation;
     expect(await (projectStub(env, tired.projectId) as any).beginScoring({ portfolioId: implicit.portfolio_id, generation })).toEqual({ run: false });
