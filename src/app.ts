@@ -55,6 +55,8 @@ export function buildApp() {
         title: 'Posture Analysis Service API',
         version: '1.0.0',
         description: 'Posture analysis for software supply chains: surveys of CycloneDX SBOMs and CBOMs, post-quantum readiness, vulnerabilities, crypto-agility scores. Errors are `{error, status, code}`; branch on `code`.',
+        // OpenAPI 3.1's SPDX `identifier` (the generator's 3.0 types do not know it yet).
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as { name: string },
       },
     });
     return c.json({ ...document, servers: [{ url: new URL(c.req.url).origin }] });

@@ -4,6 +4,7 @@ import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { runCli, tempDir } from './helpers.mjs';
 
 const PORT = 18297;
@@ -108,4 +109,18 @@ describe('the upload CLI against wrangler dev', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/token_revoked/);
   }, 60_000);
+});
+
+describe('the OpenAPI document under wrangler dev', () => {
+  it('has no warnings under Redocly\'s recommended rules, and every operation a unique operationId', async () => {
+    const source = await (await fetch(`${BASE}/api/v1/openapi.json`)).text();
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source, absoluteRef: `${BASE}/api/v1/openapi.json`, config });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} (${p.location?.[0]?.pointer ?? ''})`)).toEqual([]);
+    const operations = Object.values(JSON.parse(source).paths).flatMap((item) => Object.values(item));
+    const ids = operations.map((operation) => operation.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['listPortfolios', 'getPortfolioState', 'rankPortfolioFixes', 'simulatePortfolioFixes', 'rateSubject', 'getReportSummary']));
+  });
 });

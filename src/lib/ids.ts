@@ -22,7 +22,8 @@ export const nowIso = (): string => new Date().toISOString();
 export const addDays = (iso: string, days: number): string =>
   new Date(Date.parse(iso) + days * 86_400_000).toISOString();
 
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// Both cases spelled out (no `i` flag): the pattern also goes into the OpenAPI document, where flags are not JSON Schema.
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 export async function sha256Hex(data: string | ArrayBuffer | Uint8Array): Promise<string> {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;

@@ -34,6 +34,8 @@ export const CREDENTIAL_SCHEMES = {
 } as const;
 
 type Extra = {
+  /** Unique across the API; also the name of the MCP tool over the same operation. */
+  operationId: string;
   access: Access | 'public';
   /** Error statuses this operation answers beyond 401/403/429/500 (which every authenticated one can). */
   errors?: number[];

@@ -3,6 +3,7 @@ import { json, OrgParams } from '../../lib/schemas';
 import { ActivityPage, ActivityQuery } from './activity.schemas';
 
 export const listActivity = defineRoute({
+  operationId: 'listActivity',
   method: 'get',
   path: '/api/v1/org/{orgId}/activity',
   tags: ['Activity'],

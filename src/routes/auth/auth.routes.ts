@@ -4,6 +4,7 @@ import { ExchangeRequest, OrgIdParam, ProjectIdParam, SessionAnswer, SignInAccep
 const json = <T>(schema: T) => ({ content: { 'application/json': { schema } } });
 
 export const signIn = defineRoute({
+  operationId: 'signIn',
   method: 'post',
   path: '/api/v1/auth/sign-in',
   tags: ['Sign-in'],
@@ -17,6 +18,7 @@ export const signIn = defineRoute({
 });
 
 export const exchange = defineRoute({
+  operationId: 'exchangeSignInLink',
   method: 'post',
   path: '/api/v1/auth/sign-in/exchange',
   tags: ['Sign-in'],
@@ -29,6 +31,7 @@ export const exchange = defineRoute({
 });
 
 export const switchSession = defineRoute({
+  operationId: 'switchSession',
   method: 'post',
   path: '/api/v1/project/{projectId}/session',
   tags: ['Sign-in'],
@@ -41,6 +44,7 @@ export const switchSession = defineRoute({
 });
 
 export const switchOrganization = defineRoute({
+  operationId: 'switchOrganization',
   method: 'post',
   path: '/api/v1/org/{orgId}/session',
   tags: ['Sign-in'],
@@ -54,6 +58,7 @@ export const switchOrganization = defineRoute({
 });
 
 export const signOut = defineRoute({
+  operationId: 'signOut',
   method: 'delete',
   path: '/api/v1/auth/session',
   tags: ['Sign-in'],

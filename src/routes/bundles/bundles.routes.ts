@@ -9,6 +9,7 @@ const P = '/api/v1/project/{projectId}';
 const tags = ['Bundles and uploads'];
 
 export const initUpload = defineRoute({
+  operationId: 'initUpload',
   method: 'post', path: `${P}/bundle/upload/init`, tags, summary: 'Start a bundle upload',
   description: [
     'Starts the upload of one bundle into the survey `parentId` (a new INVENTORY_SURVEY when omitted) and answers one signed URL per part: 16 MiB parts, the last smaller, valid for `expiresIn` seconds. The survey\'s upload step becomes RUNNING.',
@@ -21,6 +22,7 @@ export const initUpload = defineRoute({
 });
 
 export const uploadPart = defineRoute({
+  operationId: 'uploadPart',
   method: 'put', path: `${P}/bundle/upload/part`, tags, summary: 'Upload one part (a presigned URL)',
   description: [
     'The `presignedUrl` of a part from upload init. The `token` query parameter is the credential: a short-lived token (valid `expiresIn` seconds) for exactly one part of one upload; send no Authorization header. The body is the part\'s bytes (`application/octet-stream`) with a `Content-Length` equal to the part\'s `size`. Parts may be sent in any order and in parallel, and sent again (the last one sent counts).',
@@ -38,6 +40,7 @@ export const uploadPart = defineRoute({
 });
 
 export const reportProgress = defineRoute({
+  operationId: 'reportUploadProgress',
   method: 'put', path: `${P}/bundle/upload/progress`, tags, summary: 'Report upload progress',
   description: 'Records the client\'s progress (0 to 100) on the survey\'s upload step while it is PENDING or RUNNING. A lower value than recorded, an unknown `jobId` or a finished step is accepted and ignored.',
   access: { creds: 'pass', keepsAccess: true }, errors: [503],
@@ -46,6 +49,7 @@ export const reportProgress = defineRoute({
 });
 
 export const completeUpload = defineRoute({
+  operationId: 'completeUpload',
   method: 'post', path: `${P}/bundle/upload/complete`, tags, summary: 'Complete a bundle upload',
   description: [
     'Completes the multipart upload and verifies the bundle\'s SHA-256 against the one announced at init. On success the bundle is recorded, the upload step COMPLETED and the survey\'s analysis queued (its analyze step follows). A repeat (same key, or the same upload) answers the same.',
@@ -58,6 +62,7 @@ export const completeUpload = defineRoute({
 });
 
 export const runtimeConfig = defineRoute({
+  operationId: 'getRuntimeConfig',
   method: 'get', path: `${P}/bundle/upload/runtime-config`, tags, summary: 'Settings for a runtime survey',
   description: [
     'The settings the upload client applies to a runtime survey (`RUNTIME_SURVEY`):',
@@ -74,6 +79,7 @@ export const runtimeConfig = defineRoute({
 });
 
 export const listBundles = defineRoute({
+  operationId: 'listBundles',
   method: 'get', path: `${P}/v1/bundle`, tags, summary: 'List bundles',
   description: 'Verified bundles, newest first. `after` (a `pagination.lastId`) pages to older bundles, `before` (a `pagination.firstId`) to newer ones; never both. 400 for a cursor that names no bundle.',
   access: { creds: 'any', permissions: ['project:view'] }, errors: [503],

@@ -10,6 +10,7 @@ const P = '/api/v1/project/{projectId}';
 const access: Access = { creds: 'session', permissions: ['project:edit'] };
 
 export const listCredentials = defineRoute({
+  operationId: 'listCredentials',
   method: 'get',
   path: `${P}/credential`,
   tags: ['Credentials'],
@@ -21,6 +22,7 @@ export const listCredentials = defineRoute({
 });
 
 export const revokeCredential = defineRoute({
+  operationId: 'revokeCredential',
   method: 'delete',
   path: `${P}/credential/{jti}`,
   tags: ['Credentials'],
@@ -33,6 +35,7 @@ export const revokeCredential = defineRoute({
 });
 
 export const createApiToken = defineRoute({
+  operationId: 'createApiToken',
   method: 'post',
   path: `${P}/credential/api-token`,
   tags: ['Credentials'],
@@ -44,6 +47,7 @@ export const createApiToken = defineRoute({
 });
 
 export const createUploadPass = defineRoute({
+  operationId: 'createUploadPass',
   method: 'post',
   path: `${P}/credential/spice-pass`,
   tags: ['Credentials'],

@@ -42,6 +42,7 @@ const devOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 const seed = defineRoute({
+  operationId: 'devSeed',
   method: 'post',
   path: '/api/v1/dev/seed',
   tags: ['Local development'],
@@ -59,6 +60,7 @@ const seed = defineRoute({
 });
 
 const session = defineRoute({
+  operationId: 'devSession',
   method: 'post',
   path: '/api/v1/dev/session',
   tags: ['Local development'],
@@ -72,6 +74,7 @@ const session = defineRoute({
 });
 
 const storageCeiling = defineRoute({
+  operationId: 'devStorageCeiling',
   method: 'put',
   path: '/api/v1/dev/storage-ceiling',
   tags: ['Local development'],
@@ -84,6 +87,7 @@ const storageCeiling = defineRoute({
 });
 
 const analysisFloor = defineRoute({
+  operationId: 'devAnalysisFloor',
   method: 'post',
   path: '/api/v1/dev/analysis-floor',
   tags: ['Local development'],
@@ -97,6 +101,7 @@ const analysisFloor = defineRoute({
 });
 
 const renderSample = defineRoute({
+  operationId: 'devRenderSample',
   method: 'post',
   path: '/api/v1/dev/render-sample',
   tags: ['Local development'],
@@ -110,6 +115,7 @@ const renderSample = defineRoute({
 });
 
 const benchSeed = defineRoute({
+  operationId: 'devBenchSeed',
   method: 'post',
   path: '/api/v1/dev/bench-seed',
   tags: ['Local development'],
@@ -153,6 +159,7 @@ const benchSeed = defineRoute({
 });
 
 const rescore = defineRoute({
+  operationId: 'devRescore',
   method: 'post',
   path: '/api/v1/dev/rescore',
   tags: ['Local development'],

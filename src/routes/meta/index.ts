@@ -6,11 +6,13 @@ import { defineRoute } from '../../lib/openapi';
 import { createRouter } from '../../lib/router';
 
 const health = defineRoute({
+  operationId: 'getHealth',
   method: 'get',
   path: '/api/v1/health',
   tags: ['Service'],
   summary: 'Health check',
   access: 'public',
+  errors: [405],
   responses: {
     200: { description: 'The service answers.', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } },
   },
@@ -19,12 +21,14 @@ const health = defineRoute({
 const PermissionInfo = z.object({ permission: z.string(), scope: z.enum(['organization', 'project']), description: z.string() }).openapi('PermissionInfo');
 
 const listPermissions = defineRoute({
+  operationId: 'listPermissions',
   method: 'get',
   path: '/api/v1/permission',
   tags: ['Permissions'],
   summary: 'Every permission string',
   description: 'The complete list of permission strings roles can carry (an addition to the specification).',
   access: 'public',
+  errors: [405],
   responses: {
     200: { description: 'The permissions.', content: { 'application/json': { schema: z.object({ permissions: z.array(PermissionInfo) }) } } },
   },

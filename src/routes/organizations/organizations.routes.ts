@@ -6,6 +6,7 @@ const tags = ['Organizations'];
 const path = '/api/v1/org/{orgId}';
 
 export const getOrganization = defineRoute({
+  operationId: 'getOrganization',
   method: 'get',
   path,
   tags,
@@ -17,6 +18,7 @@ export const getOrganization = defineRoute({
 });
 
 export const updateOrganization = defineRoute({
+  operationId: 'updateOrganization',
   method: 'put',
   path,
   tags,
@@ -29,6 +31,7 @@ export const updateOrganization = defineRoute({
 });
 
 export const deleteOrganization = defineRoute({
+  operationId: 'deleteOrganization',
   method: 'delete',
   path,
   tags,
@@ -42,6 +45,7 @@ export const deleteOrganization = defineRoute({
 });
 
 export const listMembers = defineRoute({
+  operationId: 'listOrganizationMembers',
   method: 'get',
   path: `${path}/user`,
   tags,
@@ -52,6 +56,7 @@ export const listMembers = defineRoute({
 });
 
 export const removeMember = defineRoute({
+  operationId: 'removeOrganizationMember',
   method: 'delete',
   path: `${path}/user/{userId}`,
   tags,
@@ -65,6 +70,7 @@ export const removeMember = defineRoute({
 });
 
 export const invite = defineRoute({
+  operationId: 'inviteToOrganization',
   method: 'post',
   path: `${path}/invite`,
   tags,

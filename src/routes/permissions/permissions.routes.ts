@@ -18,6 +18,7 @@ export const UserPermissions = z
   .openapi('UserPermissions');
 
 export const getUserPermissions = defineRoute({
+  operationId: 'getUserPermissions',
   method: 'get',
   path: '/api/v1/org/{orgId}/user/{userId}/permission',
   tags: ['Permissions'],

@@ -13,6 +13,7 @@ const edit: Access = { creds: 'any', permissions: ['project:portfolio:view', 'pr
 const notSetUp = ' 404 also while the project\'s storage is still being set up (portfolios are not set up yet).';
 
 export const listPortfolios = defineRoute({
+  operationId: 'listPortfolios',
   method: 'get', path: `${P}/v1/portfolio`, tags, summary: 'List portfolios',
   description: `The built-in portfolio (\`is_implicit\`, every subject) first, then the others by name, each with its members and latest overall score.${notSetUp}`,
   access: view, errors: [404, 503],
@@ -21,6 +22,7 @@ export const listPortfolios = defineRoute({
 });
 
 export const createPortfolio = defineRoute({
+  operationId: 'createPortfolio',
   method: 'post', path: `${P}/v1/portfolio`, tags, summary: 'Create a portfolio',
   description: `Scored on the scoring queue at once (state and rank answer 503 \`unscored\` until then); its history is filled from past surveys by a PORTFOLIO_BACKFILL job. 400 when \`name\` is missing or blank or a member is invalid.${notSetUp}`,
   access: edit, errors: [400, 404, 415, 503],
@@ -29,6 +31,7 @@ export const createPortfolio = defineRoute({
 });
 
 export const getPortfolio = defineRoute({
+  operationId: 'getPortfolio',
   method: 'get', path: `${P}/v1/portfolio/{portfolioId}`, tags, summary: 'A portfolio, with its settings',
   access: view, errors: [404, 503],
   request: { params: PortfolioParams },
@@ -36,6 +39,7 @@ export const getPortfolio = defineRoute({
 });
 
 export const updatePortfolio = defineRoute({
+  operationId: 'updatePortfolio',
   method: 'put', path: `${P}/v1/portfolio/{portfolioId}`, tags, summary: 'Rename a portfolio or replace its members',
   description: 'A new member list replaces the whole list and rescores the portfolio (503 `rescoring` until done). 400 for the built-in portfolio or an invalid member.',
   access: edit, errors: [400, 404, 415, 503],
@@ -44,6 +48,7 @@ export const updatePortfolio = defineRoute({
 });
 
 export const deletePortfolio = defineRoute({
+  operationId: 'deletePortfolio',
   method: 'delete', path: `${P}/v1/portfolio/{portfolioId}`, tags, summary: 'Delete a portfolio',
   description: 'Its reads answer 404 afterwards; subjects and ratings are untouched. 400 for the built-in portfolio.',
   access: edit, errors: [400, 404, 503],
@@ -52,6 +57,7 @@ export const deletePortfolio = defineRoute({
 });
 
 export const portfolioHistory = defineRoute({
+  operationId: 'getPortfolioHistory',
   method: 'get', path: `${P}/v1/portfolio/{portfolioId}/history`, tags, summary: 'Score history',
   description: 'One row per score movement, oldest first: axis, score, band, cause (`survey`, `membership`, `rating`, `vulnerability-data`, `snapshot`, `backfill`) and time.',
   access: view, errors: [400, 404, 503],
@@ -60,6 +66,7 @@ export const portfolioHistory = defineRoute({
 });
 
 export const listMembers = defineRoute({
+  operationId: 'listPortfolioMembers',
   method: 'get', path: `${P}/v1/portfolio/{portfolioId}/member`, tags, summary: 'A portfolio\'s members',
   description: 'The built-in portfolio lists every subject of the project.',
   access: view, errors: [404, 503],
@@ -68,6 +75,7 @@ export const listMembers = defineRoute({
 });
 
 export const addMember = defineRoute({
+  operationId: 'addPortfolioMember',
   method: 'post', path: `${P}/v1/portfolio/{portfolioId}/member`, tags, summary: 'Add a member',
   description: 'A member `{type, value}` or a plain string (a subject). Adding one already present changes nothing. Rescores the portfolio. 400 for the built-in portfolio or an invalid member.',
   access: edit, errors: [400, 404, 415, 503],
@@ -76,6 +84,7 @@ export const addMember = defineRoute({
 });
 
 export const removeMember = defineRoute({
+  operationId: 'removePortfolioMember',
   method: 'delete', path: `${P}/v1/portfolio/{portfolioId}/member/{value}`, tags, summary: 'Remove a member',
   description: 'Rescores the portfolio. 400 for the built-in portfolio or a `type` other than `subject` or `package`; 404 when the member does not exist.',
   access: edit, errors: [400, 404, 503],
@@ -84,6 +93,7 @@ export const removeMember = defineRoute({
 });
 
 export const rank = defineRoute({
+  operationId: 'rankPortfolioFixes',
   method: 'get', path: `${P}/v1/portfolio/{portfolioId}/rank`, tags, summary: 'Ranked fixes',
   description: 'Fixes ordered by the portfolio score gain if that row alone were fixed; ranks are kept when paged. `summary=true`: no items, at most 10 findings and 10 occurrences per row. Answered from the stored scoring: 503 `unscored` before the first, `rescoring` after a change.',
   access: view, errors: [400, 404, 503],
@@ -92,6 +102,7 @@ export const rank = defineRoute({
 });
 
 export const simulate = defineRoute({
+  operationId: 'simulatePortfolioFixes',
   method: 'post', path: `${P}/v1/portfolio/{portfolioId}/simulate`, tags, summary: 'Project scores after fixes',
   description: 'Nothing is stored. A fix names a ranked row (`item_key`); alone it fixes the whole row, with `finding_key` one finding, with `dependency` a library the row bundles; `upgrade_to` is the version to upgrade to (default: everything the row carries is fixed). 400 when no fix is given, a fix gives both `finding_key` and `dependency`, names a row not in the ranked list, a finding or library the row does not carry, or an upgrade that cannot apply (still inside an affected range, below the installed version, or a migration row). With `rank=true` the remaining rows are re-ranked.',
   access: view, errors: [400, 404, 415, 503],
@@ -100,6 +111,7 @@ export const simulate = defineRoute({
 });
 
 export const state = defineRoute({
+  operationId: 'getPortfolioState',
   method: 'get', path: `${P}/v1/portfolio/{portfolioId}/state`, tags, summary: 'Scores and their breakdown',
   description: 'The current score overall and per axis, with bands, the breakdown by axis and by subject naming the findings that cost the most points, and when it was computed. With `rank=true`, the first 1,000 ranked fixes in summary form. 503 `unscored` / `rescoring` as for rank.',
   access: view, errors: [400, 404, 503],

@@ -5,6 +5,7 @@ import { CreateProject, DeletedProjectList, MyProjects, NewProject, Project, Pro
 const tags = ['Projects'];
 
 export const listProjects = defineRoute({
+  operationId: 'listProjects',
   method: 'get',
   path: '/api/v1/org/{orgId}/project',
   tags,
@@ -16,6 +17,7 @@ export const listProjects = defineRoute({
 });
 
 export const createProject = defineRoute({
+  operationId: 'createProject',
   method: 'post',
   path: '/api/v1/org/{orgId}/project',
   tags,
@@ -28,6 +30,7 @@ export const createProject = defineRoute({
 });
 
 export const listDeletedProjects = defineRoute({
+  operationId: 'listDeletedProjects',
   method: 'get',
   path: '/api/v1/org/{orgId}/project/deleted',
   tags,
@@ -39,6 +42,7 @@ export const listDeletedProjects = defineRoute({
 });
 
 export const getProject = defineRoute({
+  operationId: 'getProject',
   method: 'get',
   path: '/api/v1/project/{projectId}',
   tags,
@@ -51,6 +55,7 @@ export const getProject = defineRoute({
 });
 
 export const updateProject = defineRoute({
+  operationId: 'updateProject',
   method: 'put',
   path: '/api/v1/project/{projectId}',
   tags,
@@ -63,6 +68,7 @@ export const updateProject = defineRoute({
 });
 
 export const deleteProject = defineRoute({
+  operationId: 'deleteProject',
   method: 'delete',
   path: '/api/v1/project/{projectId}',
   tags,
@@ -76,6 +82,7 @@ export const deleteProject = defineRoute({
 });
 
 export const restoreProject = defineRoute({
+  operationId: 'restoreProject',
   method: 'post',
   path: '/api/v1/project/{projectId}/restore',
   tags,
@@ -89,6 +96,7 @@ export const restoreProject = defineRoute({
 });
 
 export const myProjects = defineRoute({
+  operationId: 'listMyProjects',
   method: 'get',
   path: '/api/v1/user/project',
   tags,

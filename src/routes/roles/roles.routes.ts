@@ -7,6 +7,7 @@ const tags = ['Roles'];
 const manage: Access = { creds: 'any', permissions: ['org:manage_teams'] };
 
 export const listRoles = defineRoute({
+  operationId: 'listRoles',
   method: 'get',
   path: '/api/v1/org/{orgId}/role',
   tags,
@@ -18,6 +19,7 @@ export const listRoles = defineRoute({
 });
 
 export const getRole = defineRoute({
+  operationId: 'getRole',
   method: 'get',
   path: '/api/v1/org/{orgId}/role/{roleId}',
   tags,
@@ -30,6 +32,7 @@ export const getRole = defineRoute({
 });
 
 export const createRole = defineRoute({
+  operationId: 'createRole',
   method: 'post',
   path: '/api/v1/org/{orgId}/role',
   tags,
@@ -41,6 +44,7 @@ export const createRole = defineRoute({
 });
 
 export const updateRole = defineRoute({
+  operationId: 'updateRole',
   method: 'put',
   path: '/api/v1/org/{orgId}/role/{roleId}',
   tags,
@@ -53,6 +57,7 @@ export const updateRole = defineRoute({
 });
 
 export const deleteRole = defineRoute({
+  operationId: 'deleteRole',
   method: 'delete',
   path: '/api/v1/org/{orgId}/role/{roleId}',
   tags,

@@ -5,6 +5,7 @@ import { MyOrganizations, Preferences, PreferencesPatch, Profile, UpdateProfile 
 const tags = ['Users'];
 
 export const getProfile = defineRoute({
+  operationId: 'getProfile',
   method: 'get',
   path: '/api/v1/user',
   tags,
@@ -14,6 +15,7 @@ export const getProfile = defineRoute({
 });
 
 export const updateProfile = defineRoute({
+  operationId: 'updateProfile',
   method: 'put',
   path: '/api/v1/user',
   tags,
@@ -25,6 +27,7 @@ export const updateProfile = defineRoute({
 });
 
 export const getPreferences = defineRoute({
+  operationId: 'getPreferences',
   method: 'get',
   path: '/api/v1/user/preference',
   tags,
@@ -35,6 +38,7 @@ export const getPreferences = defineRoute({
 });
 
 export const updatePreferences = defineRoute({
+  operationId: 'updatePreferences',
   method: 'patch',
   path: '/api/v1/user/preference',
   tags,
@@ -46,6 +50,7 @@ export const updatePreferences = defineRoute({
 });
 
 export const myOrganizations = defineRoute({
+  operationId: 'listMyOrganizations',
   method: 'get',
   path: '/api/v1/user/organization',
   tags,
