@@ -7,10 +7,10 @@ import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { ANALYSIS_VERSION } from '../analysis/versions';
 import { conflict } from '../lib/errors';
 import type { JsonObject } from '../lib/json';
-import { newOrderedId, nowIso } from '../lib/ids';
+import { nowIso } from '../lib/ids';
 import { DOCUMENT_FORMATS, type DocumentFormat } from '../render/model';
 import { TEMPLATES } from '../render/templates';
-import { changeJob, findJob, isFinished, REPORT_TYPES, requireJob, type JobRow } from './jobs';
+import { changeJob, createJob, findJob, isFinished, REPORT_TYPES, requireJob, type JobRow } from './jobs';
 import type { ProjectState } from './project-object';
 import { record, requireReport, type ReportRow } from './reports';
 import { jobs, renderWork, reportDocuments, reports } from './schema';
@@ -58,14 +58,10 @@ export async function queueRenders(state: ProjectState, reportId: string, now = 
       state.db.delete(renderWork).where(eq(renderWork.jobId, old.id)).run();
     }
     const created: JobRow[] = DOCUMENT_FORMATS.map((format) => {
-      const at = nowIso();
-      const row: JobRow = {
-        id: newOrderedId(), type: 'REPORT', status: 'PENDING', progress: 0, message: `Waiting to render the ${format.toUpperCase()} document.`,
-        createdAt: at, startedAt: null, finishedAt: null, metadata: { report_id: reportId, report_type: report.type, format },
-        parentId: parent.id, stepType: 'REPORT', stepLabel: renderLabel(format), tag: null, target: null, notes: null, jsonTags: null,
-        deletedAt: null, supersedes: null, failureClass: null, seq: 1, updatedAt: at,
-      };
-      state.db.insert(jobs).values(row).run();
+      const row = createJob(state.db, 'REPORT', {
+        message: `Waiting to render the ${format.toUpperCase()} document.`, metadata: { report_id: reportId, report_type: report.type, format },
+        parentId: parent.id, stepType: 'REPORT', stepLabel: renderLabel(format),
+      });
       state.db.insert(renderWork).values({ jobId: row.id, reportId, format, expiresAt }).run();
       messages.push({ projectId: state.projectId, reportId, jobId: row.id, format });
       return row;

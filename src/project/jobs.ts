@@ -157,14 +157,17 @@ export function createSurvey(db: ProjectDb, input: NewSurvey): { survey: JobRow;
   return { survey, steps };
 }
 
-/** A standalone job (INSTANCE_STARTUP, UPLOAD, ...). */
-export function createJob(db: ProjectDb, type: JobType, input: { status?: JobStatus; message?: string; metadata?: JsonObject } = {}): JobRow {
+/** A job other than a survey (INSTANCE_STARTUP, a snapshot, a render or posture report step, ...). */
+export function createJob(
+  db: ProjectDb, type: JobType,
+  input: { status?: JobStatus; message?: string; metadata?: JsonObject; parentId?: string | null; stepType?: string; stepLabel?: string; target?: string; supersedes?: string | null } = {},
+): JobRow {
   const now = nowIso();
   const row: JobRow = {
     id: newOrderedId(), type, status: input.status ?? 'PENDING', progress: 0, message: input.message ?? null, createdAt: now,
-    startedAt: input.status === 'RUNNING' ? now : null, finishedAt: null, metadata: input.metadata ?? {}, parentId: null,
-    stepType: null, stepLabel: null, tag: null, target: null, notes: null, jsonTags: null, deletedAt: null, supersedes: null,
-    failureClass: null, seq: 1, updatedAt: now,
+    startedAt: input.status === 'RUNNING' ? now : null, finishedAt: null, metadata: input.metadata ?? {}, parentId: input.parentId ?? null,
+    stepType: input.stepType ?? null, stepLabel: input.stepLabel ?? null, tag: null, target: input.target ?? null, notes: null, jsonTags: null, deletedAt: null,
+    supersedes: input.supersedes ?? null, failureClass: null, seq: 1, updatedAt: now,
   };
   db.insert(jobs).values(row).run();
   return row;

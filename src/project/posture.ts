@@ -9,13 +9,13 @@ import { conflict } from '../lib/errors';
 import type { JsonObject } from '../lib/json';
 import { newOrderedId, nowIso } from '../lib/ids';
 import { ANALYSIS_VERSION } from '../analysis/versions';
-import { AXES, type Axis } from '../scoring/model';
+import { AXES, shown, type Axis } from '../scoring/model';
 import { queueRenders } from './documents';
 import { changeJob, createJob, findJob, settleSurvey, stepsOf, type JobRow } from './jobs';
 import type { ProjectState } from './project-object';
 import { requirePortfolio, type PortfolioRow } from './portfolios';
-import { REGENERATE_WAIT_MS, type ReportRow } from './reports';
-import { jobs, portfolios, portfolioSnapshots, reportEntries, reports, settings, subjectScores } from './schema';
+import { refuseWhileRegenerated, type ReportRow } from './reports';
+import { portfolios, portfolioSnapshots, reportEntries, reports, settings, subjectScores } from './schema';
 import { requestScoring } from './scoring-store';
 
 export const POSTURE = 'posture';
@@ -101,19 +101,14 @@ export async function snapshotScored(state: ProjectState, input: { portfolio: Po
 }
 
 function reportJob(state: ProjectState, input: { parentId: string | null; supersedes: string | null; portfolio: PortfolioRow; snapshot: SnapshotRow }): JobRow {
-  const at = nowIso();
-  const row: JobRow = {
-    id: newOrderedId(), type: 'REPORT', status: 'RUNNING', progress: 0, message: `Writing the posture report of ${input.portfolio.name}.`, createdAt: at, startedAt: at, finishedAt: null,
+  const row = createJob(state.db, 'REPORT', {
+    status: 'RUNNING', message: `Writing the posture report of ${input.portfolio.name}.`,
     metadata: { report_type: POSTURE, portfolio_id: input.portfolio.id, portfolio: input.portfolio.name, as_of: input.snapshot.asOf, snapshot_id: input.snapshot.id },
-    parentId: input.parentId, stepType: 'REPORT', stepLabel: POSTURE, tag: null, target: input.portfolio.name, notes: null, jsonTags: null,
-    deletedAt: null, supersedes: input.supersedes, failureClass: null, seq: 1, updatedAt: at,
-  };
-  state.db.insert(jobs).values(row).run();
+    parentId: input.parentId, stepType: 'REPORT', stepLabel: POSTURE, target: input.portfolio.name, supersedes: input.supersedes,
+  });
   state.notify([row]);
   return row;
 }
-
-const round = (v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : null);
 
 function subjectScoresOf(answer: JsonObject): Record<string, number | null> {
   const rows = ((answer.breakdown as JsonObject | undefined)?.subjects ?? []) as JsonObject[];
@@ -131,7 +126,7 @@ export function postureContent(snapshot: SnapshotRow, portfolioName: string): { 
   const before = (snapshot.previous?.score ?? null) as JsonObject | null;
   const beforeAxes = (before?.axes ?? {}) as Record<string, { score: number | null }>;
   const since = snapshot.previous ? String(snapshot.previous.as_of).slice(0, 10) : null;
-  const change = (from: number | null | undefined, to: number | null | undefined) => (typeof from === 'number' && typeof to === 'number' ? round(to - from) : null);
+  const change = (from: number | null | undefined, to: number | null | undefined) => (typeof from === 'number' && typeof to === 'number' ? shown(to - from) : null);
 
   const fixes = snapshot.fixes.map((f) => {
     const gain = (f.gain ?? {}) as JsonObject;
@@ -226,12 +221,7 @@ export async function regeneratePosture(state: ProjectState, report: ReportRow):
   const snapshot = state.db.select().from(portfolioSnapshots).where(eq(portfolioSnapshots.id, snapshotId)).get();
   const portfolio = requirePortfolio(state, snapshot?.portfolioId ?? String(report.provenance.portfolio_id ?? ''));
   if (!snapshot) throw conflict('What this posture report was built from is no longer kept; the next snapshot writes a new one.');
-  const successor = state.db.select().from(jobs).where(eq(jobs.supersedes, report.id)).orderBy(desc(jobs.createdAt)).get();
-  if (successor) {
-    const stale = successor.status === 'PENDING' && Date.now() - Date.parse(successor.createdAt) > REGENERATE_WAIT_MS;
-    if (successor.status === 'COMPLETED') throw conflict(`This posture report was already regenerated as ${successor.id}; read the new version there.`);
-    if (successor.status !== 'FAILED' && !stale) throw conflict(`A new version of this posture report is being produced (${successor.id}).`);
-  }
+  refuseWhileRegenerated(state, report.id, 'posture report');
   const job = reportJob(state, { parentId: null, supersedes: report.id, portfolio, snapshot: { ...snapshot } });
   try {
     await buildPosture(state, job, snapshot, portfolio.name);

@@ -1,5 +1,5 @@
 // A portfolio's scores, their breakdown and its ranked fixes (docs/scoring.md). One computation serves
-// ranking and simulation: `projectScores` answers the portfolio's scores after removing some findings,
+// ranking and simulation: `gainOf` answers how the portfolio's scores rise when some findings are gone,
 // touching only the subjects they are in, so the gain of every one of 10,000 rows costs the size of
 // that row, not of the portfolio.
 import type { JsonObject } from '../lib/json';
@@ -108,8 +108,9 @@ export function scoreAnswer(scores: Scores | null): ScoreAnswer {
   return { ...of(scores?.overall ?? null), axes };
 }
 
-const rounded = (value: number) => Math.round(value * 100) / 100;
-const gainAnswer = (gain: Scores) => ({ overall: rounded(gain.overall), ...Object.fromEntries(AXES.map((a) => [a, rounded(gain.axes[a])])) });
+/** Points and gains as answers show them: two decimals. */
+export const rounded = (value: number) => Math.round(value * 100) / 100;
+export const gainAnswer = (gain: Scores) => ({ overall: rounded(gain.overall), ...Object.fromEntries(AXES.map((a) => [a, rounded(gain.axes[a])])) });
 
 /** What one finding alone costs its axis of the portfolio, in points (`gainOf` of that one finding, without its bookkeeping). */
 function findingPoints(model: PortfolioModel, f: ScoredFinding, totalWeight: number): number {
@@ -150,8 +151,9 @@ export function breakdown(model: PortfolioModel, subjects: SubjectInfo[], findin
     list.push(f);
     bySubject.set(f.subject, list);
   }
+  const shownScores = scoreAnswer(scores);
   const axes = Object.fromEntries(AXES.map((axis) => [axis, {
-    ...scoreAnswer(scores).axes[axis], weight: AXIS_WEIGHT[axis], findings: byAxis[axis]!.length,
+    ...shownScores.axes[axis], weight: AXIS_WEIGHT[axis], findings: byAxis[axis]!.length,
     costliest: costliest(model, byAxis[axis]!, 5, totalWeight, true),
   }]));
   const subjectRows = subjects.map((s) => {

@@ -6,7 +6,7 @@ import { compareVersions } from '../analysis/vulns/versions';
 import { invalidRequest } from '../lib/errors';
 import type { JsonObject } from '../lib/json';
 import { packageItemKey } from './findings';
-import { gainOf, portfolioScores, scoreAnswer, totalWeightOf, withoutEffects, type Effect, type PortfolioModel } from './portfolio';
+import { gainAnswer, gainOf, portfolioScores, rounded, scoreAnswer, totalWeightOf, withoutEffects, type Effect, type PortfolioModel } from './portfolio';
 
 export interface Fix {
   item_key?: string;
@@ -131,14 +131,13 @@ export function simulation(model: PortfolioModel, resolved: ResolvedFix[], allRo
   const projected = portfolioScores(after);
   const totalWeight = totalWeightOf(model);
   const gain = gainOf(model, effects, totalWeight);
-  const round = (v: number) => Math.round(v * 100) / 100;
   const answer: JsonObject = {
     current: scoreAnswer(current) as unknown as JsonObject,
     projected: { ...scoreAnswer(projected), projected: true } as unknown as JsonObject,
-    gain: { overall: round(gain.overall), pqc: round(gain.axes.pqc), vuln: round(gain.axes.vuln), agility: round(gain.axes.agility) },
+    gain: gainAnswer(gain),
     fixes: resolved.map(({ fix, effects: fixed }) => ({
       ...fix, findings_fixed: new Set(fixed.map((e) => `${e.s}\u0000${e.f}`)).size, subjects: new Set(fixed.map((e) => e.s)).size,
-      gain: round(gainOf(model, fixed, totalWeight).overall),
+      gain: rounded(gainOf(model, fixed, totalWeight).overall),
     })),
   };
   if (allRows) answer.rank = rerank(after, effects, allRows) as unknown as JsonObject;
@@ -156,6 +155,6 @@ function rerank(after: PortfolioModel, applied: Effect[], rows: StoredRow[]): Js
   ranked.sort((a, b) => b.gain!.overall - a.gain!.overall || a.r.itemKey.localeCompare(b.r.itemKey));
   return ranked.map(({ r, gain }, i) => ({
     rank: i + 1, previous_rank: r.row.rank ?? null, item_key: r.itemKey, name: r.row.name ?? null, kind: r.row.kind ?? null,
-    gain: { overall: Math.round(gain!.overall * 100) / 100 }, fix_version: r.row.fix_version ?? null,
+    gain: { overall: rounded(gain!.overall) }, fix_version: r.row.fix_version ?? null,
   }));
 }
