@@ -497,8 +497,8 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => input.subjects.map((subject) => scoring.refreshSubject(state, { subject, asOf: input.asOf })));
   }
 
-  async scoringSubjects(portfolioId: string) {
-    return this.rpc((state) => scoring.scoringSubjects(state, portfolioId));
+  async scoringSubjects(subjects: string[]) {
+    return this.rpc((state) => scoring.scoringSubjects(state, subjects));
   }
 
   async scoringFindings(input: { subjects: string[]; after?: [string, string]; limit: number }): Promise<unknown> {

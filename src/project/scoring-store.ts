@@ -11,7 +11,7 @@ import { AXES, bandOf, CRITICALITY_WEIGHT, type Axis, type Criticality } from '.
 import type { FixRow, PortfolioModel } from '../scoring/portfolio';
 import type { ProjectState } from './project-object';
 import { bundledComponents } from './dependency-graph';
-import { memberSubjects, portfoliosHolding, requirePortfolio, requireScored, type PortfolioRow } from './portfolios';
+import { memberSubjects, portfoliosHolding, requireScored, type PortfolioRow } from './portfolios';
 import { POSTURE_FIXES, snapshotAsOf, snapshotScored } from './posture';
 import { portfolioFixes, portfolioResults, portfolios, scoredFindings as scoredTable, scoreHistory, scoringWork, subjects, subjectScores } from './schema';
 
@@ -105,7 +105,9 @@ export interface ScoringStart {
   run: boolean;
   attempt?: number;
   asOf?: string;
-  /** Member subjects whose findings must be refreshed first. */
+  /** The subjects the portfolio scores (worked out once per scoring: package members take a query each). */
+  members?: string[];
+  /** Those whose findings must be refreshed first. */
   stale?: string[];
 }
 
@@ -125,7 +127,7 @@ export function beginScoring(state: ProjectState, input: { portfolioId: string; 
   const fresh = new Set(state.db.select({ subject: subjectScores.subject, stale: subjectScores.stale, asOf: subjectScores.asOf }).from(subjectScores).all()
     // Deadlines come closer every day: a subject scored on an earlier day is refreshed too.
     .filter((s) => !s.stale && s.asOf.slice(0, 10) === today).map((s) => s.subject));
-  return { run: true, attempt, asOf, stale: members.filter((s) => !fresh.has(s)) };
+  return { run: true, attempt, asOf, members, stale: members.filter((s) => !fresh.has(s)) };
 }
 
 // ---- a subject's scored findings ----
@@ -217,10 +219,8 @@ export interface ScoringSubject {
   penalties: Record<Axis, number>;
 }
 
-/** The portfolio's subjects with their weights and penalties (the model), as of this scoring. */
-export function scoringSubjects(state: ProjectState, portfolioId: string): ScoringSubject[] {
-  const row = requirePortfolio(state, portfolioId);
-  const names = memberSubjects(state, row);
+/** The subjects' weights and penalties (the model), as of this scoring. */
+export function scoringSubjects(state: ProjectState, names: string[]): ScoringSubject[] {
   const out: ScoringSubject[] = [];
   for (let i = 0; i < names.length; i += MAX_BOUND) {
     const slice = names.slice(i, i + MAX_BOUND);

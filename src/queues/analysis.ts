@@ -8,7 +8,6 @@
 // after the last retry the dead-letter consumer fails the survey, so no survey stays RUNNING.
 import { z } from 'zod';
 import { BundleError, readBundle, subjectOf, type BundleSummary } from '../analysis/bundle';
-import { errorText } from '../analysis/errors';
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
 import { serializedRow, type AnalysisStart, type FoundItem, type SerializedRow } from '../project/analysis-store';
@@ -16,6 +15,7 @@ import { withProject } from '../project/client';
 import { componentFindings, deriveFindings } from './findings';
 import { RecordCache } from '../vulndb/lookup';
 import { buildReports } from './reports';
+import { consumeEach } from './consume';
 import type { AnalysisMessage } from '../project/surveys';
 
 export const ANALYSIS_QUEUE = 'posture-analysis';
@@ -32,8 +32,6 @@ export const AnalysisMessageSchema = z.object({
   phase: z.literal('report').optional(),
 });
 
-/** Seconds before retrying a failed attempt: 10, 20, 40, ... at most 5 minutes. */
-export const retryDelay = (attempts: number) => Math.min(300, 10 * 2 ** Math.max(0, attempts - 1));
 
 /** The survey's analysis step finished while the bundle was still being read (superseded): stop quietly. */
 export class AnalysisAbandoned extends Error {}
@@ -172,25 +170,10 @@ export async function analyse(env: Env, message: AnalysisMessage): Promise<void>
 
 /** The analysis queue's consumer: each message acked when done, retried with a growing delay when it could not complete. */
 export async function consumeAnalysis(batch: MessageBatch, env: Env): Promise<void> {
-  for (const message of batch.messages) {
-    const parsed = AnalysisMessageSchema.safeParse(message.body);
-    if (!parsed.success) {
-      // Retrying cannot fix a malformed message; drop it loudly.
-      console.error(`analysis: dropping malformed message ${message.id} (${parsed.error.issues.map((i) => i.path.join('.')).join(', ')})`);
-      message.ack();
-      continue;
-    }
-    const body = parsed.data;
-    try {
-      if (body.phase === 'report') await buildReports(env, body);
-      else await analyse(env, body);
-      message.ack();
-    } catch (error) {
-      const text = errorText(error);
-      console.error(`analysis: attempt ${message.attempts} for survey ${body.surveyId} failed: ${text}`);
-      const delaySeconds = retryDelay(message.attempts);
-      await withProject(env, body.projectId, (stub) => stub.noteAnalysisRetry({ surveyId: body.surveyId, attempt: message.attempts, error: text, delaySeconds })).catch(() => undefined);
-      message.retry({ delaySeconds });
-    }
-  }
+  await consumeEach(batch, {
+    name: 'analysis', schema: AnalysisMessageSchema,
+    handle: (body) => (body.phase === 'report' ? buildReports(env, body) : analyse(env, body)),
+    describe: (body) => `survey ${body.surveyId}`,
+    onRetry: (body, retry) => withProject(env, body.projectId, (stub) => stub.noteAnalysisRetry({ surveyId: body.surveyId, ...retry })),
+  });
 }

@@ -89,35 +89,29 @@ async function rematchPage(env: Env, projectId: string, rows: CurrentComponent[]
   return { components: components.length, changed };
 }
 
-/** Every page of the project's current components inside the ranges. */
-async function* rangePages(env: Env, projectId: string, ranges: PurlRange[]): AsyncGenerator<CurrentComponent[]> {
-  for (let i = 0; i < ranges.length; i += MAX_RANGES_PER_CALL) {
-    const slice = ranges.slice(i, i + MAX_RANGES_PER_CALL);
-    let after: RangeCursor | null = null;
+type ComponentPage<C> = { rows: CurrentComponent[]; next: C | null };
+
+/** Every page of components answered for `items`, `perCall` items a call, each call paged by its cursor. */
+async function* slicedPages<T, C>(items: T[], perCall: number, page: (slice: T[], after: C | null) => Promise<ComponentPage<C>>): AsyncGenerator<CurrentComponent[]> {
+  for (let i = 0; i < items.length; i += perCall) {
+    const slice = items.slice(i, i + perCall);
+    let after: C | null = null;
     do {
-      const page: { rows: CurrentComponent[]; next: RangeCursor | null } = await withProject(env, projectId, (stub) =>
-        stub.componentsInRanges({ ranges: slice, after, limit: REMATCH_PAGE }));
-      if (page.rows.length) yield page.rows;
-      after = page.next;
+      const answer: ComponentPage<C> = await page(slice, after);
+      if (answer.rows.length) yield answer.rows;
+      after = answer.next;
       await yieldNow();
     } while (after);
   }
 }
 
+/** Every page of the project's current components inside the ranges. */
+const rangePages = (env: Env, projectId: string, ranges: PurlRange[]) => slicedPages<PurlRange, RangeCursor>(ranges, MAX_RANGES_PER_CALL, (slice, after) =>
+  withProject(env, projectId, (stub) => stub.componentsInRanges({ ranges: slice, after, limit: REMATCH_PAGE })));
+
 /** Every page of the project's current components holding a finding of one of the advisories. */
-async function* advisoryPages(env: Env, projectId: string, advisories: string[]): AsyncGenerator<CurrentComponent[]> {
-  for (let i = 0; i < advisories.length; i += MAX_ADVISORIES_PER_CALL) {
-    const slice = advisories.slice(i, i + MAX_ADVISORIES_PER_CALL);
-    let after: AdvisoryCursor | null = null;
-    do {
-      const page: { rows: CurrentComponent[]; next: AdvisoryCursor | null } = await withProject(env, projectId, (stub) =>
-        stub.componentsWithAdvisories({ advisories: slice, after, limit: REMATCH_PAGE }));
-      if (page.rows.length) yield page.rows;
-      after = page.next;
-      await yieldNow();
-    } while (after);
-  }
-}
+const advisoryPages = (env: Env, projectId: string, advisories: string[]) => slicedPages<string, AdvisoryCursor>(advisories, MAX_ADVISORIES_PER_CALL, (slice, after) =>
+  withProject(env, projectId, (stub) => stub.componentsWithAdvisories({ advisories: slice, after, limit: REMATCH_PAGE })));
 
 /**
  * Matches the project's components of the packages whose vulnerability data changed since its last

@@ -5,7 +5,6 @@
 // failure is retried with a growing delay; after the last retry the dead-letter consumer fails the job.
 import { z } from 'zod';
 import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
-import { errorText } from '../analysis/errors';
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
 import { withProject } from '../project/client';
@@ -14,7 +13,7 @@ import { DOCUMENT_FORMATS, type DocumentFormat, type RenderModel } from '../rend
 import { reportModel } from '../render/report-model';
 import { TEMPLATES } from '../render/templates';
 import { BlobWriter } from '../reports/blob-writer';
-import { retryDelay } from './analysis';
+import { consumeEach } from './consume';
 import { sectionEntries } from './reports';
 
 export const RENDER_QUEUE = 'posture-render';
@@ -125,24 +124,12 @@ export async function renderDocument(env: Env, message: RenderMessage): Promise<
 }
 
 export async function consumeRender(batch: MessageBatch, env: Env): Promise<void> {
-  for (const message of batch.messages) {
-    const parsed = RenderMessageSchema.safeParse(message.body);
-    if (!parsed.success) {
-      console.error(`render: dropping malformed message ${message.id}`);
-      message.ack();
-      continue;
-    }
-    try {
-      await renderDocument(env, parsed.data);
-      message.ack();
-    } catch (error) {
-      const text = errorText(error);
-      console.error(`render: attempt ${message.attempts} of job ${parsed.data.jobId} failed: ${text}`);
-      const delaySeconds = retryDelay(message.attempts);
-      await withProject(env, parsed.data.projectId, (stub) => stub.noteRenderRetry({ jobId: parsed.data.jobId, error: text, delaySeconds })).catch(() => undefined);
-      message.retry({ delaySeconds });
-    }
-  }
+  await consumeEach(batch, {
+    name: 'render', schema: RenderMessageSchema,
+    handle: (body) => renderDocument(env, body),
+    describe: (body) => `render job ${body.jobId}`,
+    onRetry: (body, { error, delaySeconds }) => withProject(env, body.projectId, (stub) => stub.noteRenderRetry({ jobId: body.jobId, error, delaySeconds })),
+  });
 }
 
 /** After the last retry: the render job fails (class `internal`), so it never stays RUNNING. */

@@ -5,7 +5,6 @@
 // one write. The project object keeps answering between every call; state and rank answer the
 // previous result until the new one is current.
 import { z } from 'zod';
-import { errorText } from '../analysis/errors';
 import { packageOf } from '../analysis/vulns/ecosystem';
 import { compareVersions } from '../analysis/vulns/versions';
 import type { Env } from '../env';
@@ -15,7 +14,8 @@ import { withProject } from '../project/client';
 import type { ScoringStart, ScoringSubject } from '../project/scoring-store';
 import type { ScoredFinding } from '../scoring/findings';
 import { breakdown, portfolioScores, rankFixes, scoreAnswer, type PortfolioModel } from '../scoring/portfolio';
-import { retryDelay, yieldNow } from './analysis';
+import { yieldNow } from './analysis';
+import { consumeEach } from './consume';
 import { rematchProject } from './rematch';
 
 export const SCORING_QUEUE = 'posture-scoring';
@@ -101,7 +101,7 @@ export async function scorePortfolio(env: Env, message: ScoringMessageBody): Pro
     await yieldNow();
   }
   at.push(Date.now());
-  const subjects = await withProject<ScoringSubject[]>(env, projectId, (stub) => stub.scoringSubjects(portfolioId));
+  const subjects = await withProject<ScoringSubject[]>(env, projectId, (stub) => stub.scoringSubjects(start.members ?? []));
   const findings = await findingsOf(env, projectId, subjects.map((s) => s.name));
   at.push(Date.now());
   const { model, state, rows } = computeScoring(subjects, findings);
@@ -123,27 +123,16 @@ export async function scorePortfolio(env: Env, message: ScoringMessageBody): Pro
 
 /** The scoring queue's consumer: each message acked when done, retried with a growing delay otherwise. */
 export async function consumeScoring(batch: MessageBatch, env: Env): Promise<void> {
-  for (const message of batch.messages) {
-    const parsed = ScoringMessageSchema.safeParse(message.body);
-    if (!parsed.success) {
-      console.error(`scoring: dropping malformed message ${message.id}`);
-      message.ack();
-      continue;
-    }
-    const body = parsed.data;
-    try {
-      if ('kind' in body) {
-        const { since } = await rematchProject(env, body.projectId);
-        // The day's snapshot after the re-match, so it sees today's vulnerability data (not for a project still being set up).
-        if (body.snapshotAt && since !== null) await withProject(env, body.projectId, (stub) => stub.startSnapshot({ asOf: body.snapshotAt! }));
-      } else await scorePortfolio(env, body);
-      message.ack();
-    } catch (error) {
-      const what = 'kind' in body ? `the re-match of project ${body.projectId}` : `portfolio ${body.portfolioId}`;
-      console.error(`scoring: attempt ${message.attempts} for ${what} failed: ${errorText(error)}`);
-      message.retry({ delaySeconds: retryDelay(message.attempts) });
-    }
-  }
+  await consumeEach(batch, {
+    name: 'scoring', schema: ScoringMessageSchema,
+    handle: async (body) => {
+      if (!('kind' in body)) return scorePortfolio(env, body);
+      const { since } = await rematchProject(env, body.projectId);
+      // The day's snapshot after the re-match, so it sees today's vulnerability data (not for a project still being set up).
+      if (body.snapshotAt && since !== null) await withProject(env, body.projectId, (stub) => stub.startSnapshot({ asOf: body.snapshotAt! }));
+    },
+    describe: (body) => ('kind' in body ? `the re-match of project ${body.projectId}` : `portfolio ${body.portfolioId}`),
+  });
 }
 
 /**
