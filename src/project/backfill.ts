@@ -78,11 +78,23 @@ function currentPenalties(state: ProjectState, report: typeof reports.$inferSele
   return scores && !scores.stale ? [scores.pqc, scores.vuln, scores.agility, 0] : null;
 }
 
+type Ratings = Map<string, { value: string; ratedAt: string }[]>;
+
+/** Every subject's ratings, oldest first: read once per ring, not once per subject and point. */
+function ratingsOf(state: ProjectState): Ratings {
+  const bySubject: Ratings = new Map();
+  for (const r of state.db.select({ subject: criticalityRatings.subject, value: criticalityRatings.value, ratedAt: criticalityRatings.ratedAt })
+    .from(criticalityRatings).orderBy(asc(criticalityRatings.ratedAt)).all()) {
+    const list = bySubject.get(r.subject) ?? [];
+    list.push(r);
+    bySubject.set(r.subject, list);
+  }
+  return bySubject;
+}
+
 /** The criticality in force for a subject at a time (its ratings replayed). */
-function criticalityAt(state: ProjectState, subject: string, at: string): Criticality {
-  const rating = state.db.select({ value: criticalityRatings.value, ratedAt: criticalityRatings.ratedAt }).from(criticalityRatings)
-    .where(eq(criticalityRatings.subject, subject)).all().filter((r) => r.ratedAt <= at).sort((a, b) => a.ratedAt.localeCompare(b.ratedAt)).at(-1);
-  return (rating?.value ?? 'unclassified') as Criticality;
+function criticalityAt(ratings: Ratings, subject: string, at: string): Criticality {
+  return ((ratings.get(subject) ?? []).filter((r) => r.ratedAt <= at).at(-1)?.value ?? 'unclassified') as Criticality;
 }
 
 /** One ring of the first backfill waiting: answers when to ring again, or null when none is left. */
@@ -98,6 +110,7 @@ export function runBackfills(state: ProjectState): number | null {
     return Date.now() + PAUSE_MS;
   }
   const members = new Set(memberSubjects(state, portfolio));
+  const ratings = ratingsOf(state);
   const [afterAt, afterId] = progress.after ?? ['', ''];
   const batch = state.db.select().from(reports)
     .where(and(inArray(reports.type, ['pqc-inventory', 'composition']), or(gt(reports.producedAt, afterAt), and(eq(reports.producedAt, afterAt), gt(reports.id, afterId)))))
@@ -113,7 +126,7 @@ export function runBackfills(state: ProjectState): number | null {
     progress.after = [report.producedAt, report.id];
     if (!members.has(report.subject)) continue;
     // One point per survey, once all its reports are in (its pqc-inventory alone is not a state the subject was in).
-    if (progress.pending && progress.pending[0] !== report.surveyId) writePoint(state, portfolio, progress, progress.pending[1]);
+    if (progress.pending && progress.pending[0] !== report.surveyId) writePoint(state, portfolio, progress, progress.pending[1], ratings);
     progress.pending = [report.surveyId, report.producedAt];
     progress.latest[report.subject] = currentPenalties(state, report) ?? penaltiesOf(state, report, progress.latest[report.subject] ?? [0, 0, 0, 0]);
     progress.reports++;
@@ -123,7 +136,7 @@ export function runBackfills(state: ProjectState): number | null {
     }
   }
   if (finished && progress.pending) {
-    writePoint(state, portfolio, progress, progress.pending[1]);
+    writePoint(state, portfolio, progress, progress.pending[1], ratings);
     progress.pending = null;
   }
   const change = finished
@@ -134,10 +147,10 @@ export function runBackfills(state: ProjectState): number | null {
 }
 
 /** A history point at `at` for every axis whose shown score moved since the previous point. */
-function writePoint(state: ProjectState, portfolio: PortfolioRow, progress: Progress, at: string): void {
+function writePoint(state: ProjectState, portfolio: PortfolioRow, progress: Progress, at: string, ratings: Ratings): void {
   const model: PortfolioModel = {
     subjects: Object.fromEntries(Object.entries(progress.latest).map(([subject, [pqc, vuln, inventory, libraries]]) =>
-      [subject, [CRITICALITY_WEIGHT[criticalityAt(state, subject, at)], pqc, vuln, inventory + libraries]])),
+      [subject, [CRITICALITY_WEIGHT[criticalityAt(ratings, subject, at)], pqc, vuln, inventory + libraries]])),
   };
   const scores = portfolioScores(model);
   if (!scores) return;
