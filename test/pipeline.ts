@@ -151,3 +151,21 @@ export async function drainPurges(projectId: string): Promise<void> {
   }
   throw new Error('queued deletions did not drain');
 }
+
+/**
+ * Lets the render jobs the real queue is working on for these projects finish before the test file
+ * ends (at most `ms`): work still running when the file's environment is torn down fails noisily.
+ * Teardown hygiene, not an assertion: it gives up quietly.
+ */
+export async function letRendersFinish(tenants: { projectId: string; token: string }[], ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (const t of tenants) {
+    while (Date.now() < deadline) {
+      const res = await api(`${P(t.projectId)}/v1/job?jobType=REPORT&limit=10000`, { token: t.token });
+      if (!res.ok) break;
+      const open = ((await json(res)).jobs as { status: string }[]).filter((j) => j.status === 'PENDING' || j.status === 'RUNNING');
+      if (!open.length) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}

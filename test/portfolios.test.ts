@@ -3,7 +3,7 @@
 // consumer, every rule of 4.1 and 4.2, and isolation between projects.
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OsvRecord } from '../src/analysis/vulns/osv-types';
 import { projectStub } from '../src/project/client';
 import { importRecords } from '../src/vulndb/import';
@@ -11,7 +11,7 @@ import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.
 import { api, expectError, json, newTenant } from './helpers';
 import { dataTenant } from './data-plane';
 import { activityRows, addPerson, apiToken } from './people';
-import { analysed, buildReports, deliver, P, sbom, startSurvey, uploaded } from './pipeline';
+import { analysed, buildReports, deliver, letRendersFinish, P, sbom, startSurvey, uploaded } from './pipeline';
 
 const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
 
@@ -130,6 +130,8 @@ describe('the built-in portfolio', () => {
     expect((await json(await api(`${path}/member`, { token: t.token }))).members.map((m: any) => m.value)).toEqual(['cards', 'shop']);
   });
 });
+
+afterAll(() => letRendersFinish([t]));
 
 describe('ranked fixes', () => {
   it('orders rows by the portfolio gain, keeps ranks when paged, and summarises', async () => {

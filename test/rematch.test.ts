@@ -4,7 +4,7 @@
 // the scoring queue as the daily cron sends it; findings, scores and history read through the API.
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizePurl } from '../src/analysis/components';
 import { packageOf } from '../src/analysis/vulns/ecosystem';
 import type { OsvRecord, PackageKey } from '../src/analysis/vulns/osv-types';
@@ -15,7 +15,7 @@ import { ALL_PURLS, purlRanges, rangesOf, vulnChangesSince, type PurlRange } fro
 import { importRecords } from '../src/vulndb/import';
 import { api, json } from './helpers';
 import { dataTenant } from './data-plane';
-import { analysed, deliver, P, sbom } from './pipeline';
+import { analysed, deliver, letRendersFinish, P, sbom } from './pipeline';
 
 const advisories = Object.values(import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true })) as OsvRecord[];
 const sboms = import.meta.glob('./fixtures/sbom/*.json', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
@@ -152,6 +152,8 @@ describe('re-matching after the vulnerability data changed', () => {
     expect((await vulnHistory(t)).at(-1)).toMatchObject({ cause: 'vulnerability-data' });
   });
 });
+
+afterAll(() => letRendersFinish([t, other]));
 
 describe('what changed, and where its components are', () => {
   it('answers the changed records and packages since a time, withdrawn ones included, or "too many" past the caps', async () => {
