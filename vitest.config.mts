@@ -14,6 +14,8 @@ export default defineConfig(async () => {
             // Fixed test values; they take precedence over a local .dev.vars, so runs match CI.
             JWT_SECRET: 'test-signing-secret-0123456789abcdef0123456789abcdef',
             DEV_SECRET: 'test-dev-secret',
+            // Tests call http://localhost (test/helpers.ts): the MCP server's OAuth issuer and resource live there.
+            API_URL: 'http://localhost',
           },
         },
       }),

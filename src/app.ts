@@ -1,6 +1,5 @@
 // Builds the Hono application: middleware order, family routers, the OpenAPI document.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { Scalar } from '@scalar/hono-api-reference';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { AppEnv } from './lib/context';
@@ -9,6 +8,8 @@ import { createRouter } from './lib/router';
 import { methodsForPath } from './lib/methods';
 import { requestId } from './middleware/request-id';
 import { routers } from './routes';
+import { docsRouter } from './routes/docs';
+import { authorizeRouter } from './mcp/authorize';
 
 const HTTP_CODES: Record<number, ErrorCode> = {
   400: 'invalid_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
@@ -46,25 +47,13 @@ export function buildApp() {
 
   for (const router of routers) app.route('/', router);
 
-  // Built once per isolate from the route schemas; a fault here is an ordinary 500 `internal`.
-  let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
-  app.get('/api/v1/openapi.json', (c) => {
-    document ??= app.getOpenAPI31Document({
-      openapi: '3.1.0',
-      info: {
-        title: 'Posture Analysis Service API',
-        version: '1.0.0',
-        description: 'Posture analysis for software supply chains: surveys of CycloneDX SBOMs and CBOMs, post-quantum readiness, vulnerabilities, crypto-agility scores. Errors are `{error, status, code}`; branch on `code`.',
-        // OpenAPI 3.1's SPDX `identifier` (the generator's 3.0 types do not know it yet).
-        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as { name: string },
-      },
-    });
-    return c.json({ ...document, servers: [{ url: new URL(c.req.url).origin }] });
-  });
+  app.get('/api/v1/openapi.json', (c) => c.json(openApiDocument(new URL(c.req.url).origin)));
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session (sign in by email link).' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiToken', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'API token created in project settings.' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'uploadPass', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Upload pass of the command-line client.' });
-  app.get('/api/v1/docs', Scalar({ url: '/api/v1/openapi.json', pageTitle: 'Posture Analysis Service API' }));
+  app.route('/', docsRouter);
+  // The MCP server's sign-in and approval pages (HTML, outside the API's OpenAPI document).
+  app.route('/', authorizeRouter);
 
   app.notFound((c) => {
     const allowed = methodsForPath(app, new URL(c.req.url).pathname);
@@ -79,3 +68,21 @@ export function buildApp() {
 
 export type App = OpenAPIHono<AppEnv>;
 export const app = buildApp();
+
+// Built once per isolate from the route schemas; a fault here is an ordinary 500 `internal`.
+let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
+
+/** The OpenAPI 3.1 document of every operation, served at /api/v1/openapi.json and as an MCP resource. */
+export function openApiDocument(origin: string) {
+  document ??= app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'Posture Analysis Service API',
+      version: '1.0.0',
+      description: 'Posture analysis for software supply chains: surveys of CycloneDX SBOMs and CBOMs, post-quantum readiness, vulnerabilities, crypto-agility scores. Errors are `{error, status, code}`; branch on `code`.',
+      // OpenAPI 3.1's SPDX `identifier` (the generator's 3.0 types do not know it yet).
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as { name: string },
+    },
+  });
+  return { ...document, servers: [{ url: origin }] };
+}

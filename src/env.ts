@@ -7,7 +7,8 @@ export interface Env {
   BUNDLES: R2Bucket;
   PROJECT: DurableObjectNamespace<ProjectObject>;
   ACCESS_EPOCH: DurableObjectNamespace<AccessEpoch>;
-  MCP_OBJECT: DurableObjectNamespace;
+  /** The MCP server's OAuth clients, grants and tokens (src/mcp/oauth.ts). */
+  OAUTH_KV: KVNamespace;
   ANALYSIS_QUEUE: Queue;
   SCORING_QUEUE: Queue;
   RENDER_QUEUE: Queue;
@@ -15,6 +16,8 @@ export interface Env {
   EMAIL: SendEmail;
 
   API_HOST: string;
+  /** The API host's public base URL (OAuth issuer; the MCP resource is `{API_URL}/mcp`). */
+  API_URL: string;
   DASHBOARD_HOST: string;
   DASHBOARD_URL: string;
   EMAIL_FROM: string;

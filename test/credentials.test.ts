@@ -54,7 +54,7 @@ describe('GET P/credential: the project\'s credentials (spec 4.11)', () => {
     expect(listed.map((c) => c.kind)).toEqual(['upload_pass', 'api_token', 'sign_in']);
     expect(listed.map((c) => c.jti)).toEqual([pass.jti, token.jti, claims(tenant.token).sid]);
     for (const record of listed) {
-      expect(Object.keys(record).sort()).toEqual(['createdAt', 'createdBy', 'expiresAt', 'jti', 'kind', 'lastUsedAt', 'name', 'permissions', 'revokedAt']);
+      expect(Object.keys(record).sort()).toEqual(['createdAt', 'createdBy', 'expiresAt', 'jti', 'kind', 'lastUsedAt', 'name', 'parentJti', 'permissions', 'revokedAt', 'scopes']);
       expect(record.createdBy).toEqual({ id: tenant.user.id, email: tenant.user.email });
       expect(record.revokedAt).toBeNull();
     }

@@ -4,6 +4,7 @@
 import { isOrgPermission, type Permission } from './permissions';
 import type { AccessCache } from './access-cache';
 import type { Principal } from './principal';
+import { intersectScopes } from '../mcp/scopes';
 
 interface GrantRow {
   permissions: string;
@@ -55,8 +56,13 @@ export async function principalPermissions(db: D1Database, principal: Principal,
     };
   }
   const load = () => personPermissions(db, principal.orgId, principal.userId, projectId);
-  return cache ? cache.get(`permissions:${principal.userId}:${projectId ?? ''}`, load) : load();
+  const person = await (cache ? cache.get(`permissions:${principal.userId}:${projectId ?? ''}`, load) : load());
+  // An AI assistant holds the person's permissions cut down to the scopes they ticked, never more.
+  return principal.kind === 'connected_app' ? intersectScopes(person, principal.scopes ?? []) : person;
 }
+
+/** Whether the principal acts as its person across the projects they reach (a session or an assistant), not one project's credential. */
+export const actsAsPerson = (principal: Principal): boolean => principal.kind === 'session' || principal.kind === 'connected_app';
 
 /**
  * Ids of the organization's active projects that one of the person's teams reaches; with

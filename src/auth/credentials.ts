@@ -16,17 +16,25 @@ export interface IssueInput {
   /** Who creates it; the person is recorded as `createdBy`. */
   actor: Actor;
   durationDays: number;
+  /** A lifetime in hours instead of days (what an AI assistant creates: ASSISTANT_TOKEN_HOURS, ASSISTANT_PASS_HOURS). */
+  durationHours?: number;
+  /** The connected app that creates it: canceling the app cancels it (the credential lookup checks the parent). */
+  parentJti?: string | null;
   name?: string | null;
   traceId?: string | null;
+}
+
+function expiryOf(createdAt: string, input: IssueInput): string {
+  return input.durationHours ? new Date(Date.parse(createdAt) + input.durationHours * 3_600_000).toISOString() : addDays(createdAt, input.durationDays);
 }
 
 export async function issueApiToken(db: ControlDb, env: Env, input: IssueInput & { permissions: string[] }) {
   const jti = newId();
   const createdAt = nowIso();
-  const expiresAt = addDays(createdAt, input.durationDays);
+  const expiresAt = expiryOf(createdAt, input);
   const row = {
     jti, kind: 'api_token' as const, orgId: input.orgId, projectId: input.projectId, userId: input.actor.userId,
-    name: input.name ?? null, permissions: input.permissions, createdAt, expiresAt,
+    parentJti: input.parentJti ?? null, name: input.name ?? null, permissions: input.permissions, createdAt, expiresAt,
   };
   await db.batch([
     db.insert(credentials).values(row),
@@ -42,11 +50,11 @@ export async function issueApiToken(db: ControlDb, env: Env, input: IssueInput &
 export async function issueUploadPass(db: ControlDb, env: Env, input: IssueInput) {
   const jti = newId();
   const createdAt = nowIso();
-  const expiresAt = addDays(createdAt, input.durationDays);
+  const expiresAt = expiryOf(createdAt, input);
   const challenge = base64url(crypto.getRandomValues(new Uint8Array(32)));
   const row = {
     jti, kind: 'upload_pass' as const, orgId: input.orgId, projectId: input.projectId, userId: input.actor.userId,
-    name: input.name ?? null, permissions: null, challengeHash: await sha256Hex(challenge), createdAt, expiresAt,
+    parentJti: input.parentJti ?? null, name: input.name ?? null, permissions: null, challengeHash: await sha256Hex(challenge), createdAt, expiresAt,
   };
   await db.batch([
     db.insert(credentials).values(row),

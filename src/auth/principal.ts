@@ -4,8 +4,11 @@ import { ApiError } from '../lib/errors';
 import type { AccessCache } from './access-cache';
 import type { CredentialTokenKind, TokenClaims } from './tokens';
 
+/** Who a request acts as: a credential carried as a JWT, or an AI assistant's approval (src/mcp). */
+export type PrincipalKind = CredentialTokenKind | 'connected_app';
+
 export interface Principal {
-  kind: CredentialTokenKind;
+  kind: PrincipalKind;
   jti: string;
   userId: string;
   orgId: string;
@@ -15,6 +18,8 @@ export interface Principal {
   signInJti: string | null;
   /** The fixed permission list of an API token. */
   tokenPermissions: string[] | null;
+  /** What a connected app's person ticked (src/mcp/scopes.ts); null for every other kind. */
+  scopes: string[] | null;
   /** Upload pass challenge (base64url), from the verified token. */
   challenge: string | null;
   lastUsedAt: string | null;
@@ -27,6 +32,7 @@ interface CredentialRow {
   user_id: string;
   parent_jti: string | null;
   permissions: string | null;
+  scopes: string | null;
   expires_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
@@ -38,7 +44,7 @@ interface CredentialRow {
 }
 
 const LOOKUP = `
-SELECT c.kind, c.org_id, c.project_id, c.user_id, c.parent_jti, c.permissions, c.expires_at, c.revoked_at,
+SELECT c.kind, c.org_id, c.project_id, c.user_id, c.parent_jti, c.permissions, c.scopes, c.expires_at, c.revoked_at,
        c.last_used_at, p.revoked_at AS parent_revoked_at, p.expires_at AS parent_expires_at,
        (m.user_id IS NOT NULL AND m.removed_at IS NULL) AS member_active,
        pr.deleted_at AS project_deleted_at, o.deleted_at AS org_deleted_at
@@ -59,26 +65,38 @@ export async function loadPrincipal(db: D1Database, claims: TokenClaims, now = n
   if (!row || row.kind !== claims.kind || row.user_id !== claims.sub || row.org_id !== claims.org) {
     throw new ApiError('unauthorized', 'The token is not known.');
   }
+  return principalOf(claims.jti, row, now, typeof claims.chl === 'string' ? claims.chl : null);
+}
+
+/** An AI assistant's approval (kind `connected_app`) by its id, checked like any credential on every call. */
+export async function loadConnectedApp(db: D1Database, jti: string, now = new Date()): Promise<Principal> {
+  const row = await db.prepare(LOOKUP).bind(jti).first<CredentialRow>();
+  if (!row || row.kind !== 'connected_app') throw new ApiError('unauthorized', 'This assistant is not connected.');
+  return principalOf(jti, row, now, null);
+}
+
+function principalOf(jti: string, row: CredentialRow, now: Date, challenge: string | null): Principal {
   const nowIso = now.toISOString();
   if (row.revoked_at || row.parent_revoked_at) throw new ApiError('token_revoked', 'The credential was canceled.');
   if (row.org_deleted_at) throw new ApiError('token_revoked', 'The organization of this credential was deleted.');
   if (row.expires_at <= nowIso || (row.parent_expires_at && row.parent_expires_at <= nowIso)) {
     throw new ApiError('token_expired', 'The credential has expired.');
   }
-  // A person removed from the organization loses every sign-in there at once; their tokens and passes stay.
-  if (row.kind === 'session' && !row.member_active) {
+  // A person removed from the organization loses every sign-in and assistant there at once; their tokens and passes stay.
+  if ((row.kind === 'session' || row.kind === 'connected_app') && !row.member_active) {
     throw new ApiError('token_revoked', 'The sign-in ended: the person left the organization.');
   }
   if (row.project_deleted_at) throw new ApiError('token_revoked', 'The project of this credential was deleted.');
   return {
-    kind: row.kind as CredentialTokenKind,
-    jti: claims.jti,
+    kind: row.kind as PrincipalKind,
+    jti,
     userId: row.user_id,
     orgId: row.org_id,
     projectId: row.project_id,
-    signInJti: row.parent_jti,
+    signInJti: row.kind === 'session' ? row.parent_jti : null,
     tokenPermissions: row.permissions ? (JSON.parse(row.permissions) as string[]) : null,
-    challenge: typeof claims.chl === 'string' ? claims.chl : null,
+    scopes: row.scopes ? (JSON.parse(row.scopes) as string[]) : null,
+    challenge,
     lastUsedAt: row.last_used_at,
   };
 }

@@ -31,8 +31,8 @@ export async function createSignInLink(db: ControlDb, env: Env, email: string): 
   return signToken(env.JWT_SECRET, { kind: 'sign_in_link', jti, sub: normalizeEmail(email), exp: secondsFromIso(expiresAt) });
 }
 
-export async function sendSignInEmail(env: Env, to: string, token: string): Promise<void> {
-  const link = `${env.DASHBOARD_URL.replace(/\/$/, '')}/sign-in#token=${encodeURIComponent(token)}`;
+/** Sends a sign-in link: to the dashboard's sign-in page unless `link` says where it leads (an assistant's approval). */
+export async function sendSignInEmail(env: Env, to: string, token: string, link = `${env.DASHBOARD_URL.replace(/\/$/, '')}/sign-in#token=${encodeURIComponent(token)}`): Promise<void> {
   const raw = [
     `From: Posture <${env.EMAIL_FROM}>`,
     `To: <${to}>`,
@@ -80,16 +80,29 @@ export async function sendInvitationEmail(env: Env, to: string, orgName: string,
   await env.EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, raw));
 }
 
-/** Starts a sign-in: known people, and unknown ones when sign-up is open, get a link by email. */
-export async function requestSignIn(db: ControlDb, env: Env, email: string): Promise<void> {
+/**
+ * Starts a sign-in: known people, and unknown ones when sign-up is open, get a link by email.
+ * `linkFor` builds the link from the token when it leads elsewhere than the dashboard.
+ */
+export async function requestSignIn(db: ControlDb, env: Env, email: string, linkFor?: (token: string) => string): Promise<void> {
   const known = await findUserByEmail(db, email);
   if (!known && env.OPEN_SIGNUP !== 'true') return;
   const token = await createSignInLink(db, env, email);
-  await sendSignInEmail(env, normalizeEmail(email), token);
+  await sendSignInEmail(env, normalizeEmail(email), token, linkFor?.(token));
 }
 
 /** Consumes a link once and opens a sign-in with a first session; signs the person up when new. */
 export async function exchangeSignInLink(db: ControlDb, env: Env, token: string, traceId: string): Promise<SessionAnswer> {
+  const { user, signedUp } = await consumeSignInLink(db, env, token, traceId);
+  const context = await chooseContext(db, user.id, user.lastContext);
+  return openSignIn(db, env, { userId: user.id, ...context, traceId, signedUp });
+}
+
+/**
+ * Consumes a sign-in link once and answers its person, signing them up when new (and sign-up is
+ * open). The dashboard then opens a sign-in; an assistant's approval page asks what it may do.
+ */
+export async function consumeSignInLink(db: ControlDb, env: Env, token: string, traceId: string) {
   const claims = await verifyToken(env.JWT_SECRET, token).catch((error: ApiError) => {
     throw new ApiError(error.code === 'token_expired' ? 'token_expired' : 'unauthorized', 'The sign-in link is not valid or has expired.');
   });
@@ -113,8 +126,7 @@ export async function exchangeSignInLink(db: ControlDb, env: Env, token: string,
     await createOrganization(db, { name: `${user.name}'s organization`, ownerId: user.id, projectName: 'First project', traceId });
     signedUp = true;
   }
-  const context = await chooseContext(db, user.id, user.lastContext);
-  return openSignIn(db, env, { userId: user.id, ...context, traceId, signedUp });
+  return { user, email, signedUp };
 }
 
 async function removedSince(db: ControlDb, userId: string, since: string): Promise<boolean> {

@@ -1,9 +1,11 @@
 // Reading the activity log (spec 4.14): who may see which entries, filters, and keyset paging over
 // (sort key, created_at, id). Every page query is an index range scan of one of the activity
 // indexes (org_id first) that stops after `limit + 1` rows; `total` is a COUNT over the same filters.
+import { actsAsPerson, reachableProjectIds } from '../auth/access';
+import type { AccessCache } from '../auth/access-cache';
 import type { Principal } from '../auth/principal';
 import { invalidParameter, notFound } from '../lib/errors';
-import type { ActivityAction } from './activity';
+import { ACTIVITY_ACTIONS, type ActivityAction } from './activity';
 
 export type ActivitySortBy = 'createdAt' | 'action';
 export type SortDir = 'asc' | 'desc';
@@ -42,7 +44,7 @@ export type ActivityScope =
   | { kind: 'project'; orgId: string; projectId: string };
 
 export function activityScope(principal: Principal, reachableProjectIds: readonly string[]): ActivityScope {
-  if (principal.kind === 'session') return { kind: 'session', orgId: principal.orgId, reachableProjectIds };
+  if (actsAsPerson(principal)) return { kind: 'session', orgId: principal.orgId, reachableProjectIds };
   return { kind: 'project', orgId: principal.orgId, projectId: principal.projectId ?? '' };
 }
 
@@ -197,4 +199,20 @@ export async function queryActivity(d1: D1Database, scope: ActivityScope, query:
       total: (count!.results[0] as { total: number }).total,
     },
   };
+}
+
+/**
+ * A page of the log as the caller may see it, as JSON text (`entries`, `availableActions`,
+ * `pagination`). Every entry is written by a change that bumps the organization's access epoch, so a
+ * page can be cached until then; the key names who asks, since visibility depends on it.
+ */
+export async function activityPageText(d1: D1Database, principal: Principal, query: ActivityQuery, cache?: AccessCache): Promise<string> {
+  const viewer = actsAsPerson(principal) ? `user:${principal.userId}` : `project:${principal.projectId}`;
+  const read = async () => {
+    // A deleted project's entries (its deletion among them) stay visible to those its teams reached.
+    const reach = actsAsPerson(principal) ? await reachableProjectIds(d1, principal.orgId, principal.userId, { includeDeleted: true }) : [];
+    const page = await queryActivity(d1, activityScope(principal, reach), query);
+    return JSON.stringify({ entries: page.entries, availableActions: [...ACTIVITY_ACTIONS], pagination: page.pagination });
+  };
+  return cache ? cache.get(`activity:${viewer}:${JSON.stringify(query)}`, read) : read();
 }

@@ -32,6 +32,8 @@ export const ACTIVITY_ACTIONS = [
   'role.deleted',
   'credential.created',
   'credential.revoked',
+  'connected_app.approved',
+  'connected_app.disconnected',
   'user.signed_in',
   'user.signed_up',
   'user.updated',

@@ -5,6 +5,7 @@ import { ApiError, notFound } from '../lib/errors';
 import { nowIso } from '../lib/ids';
 import { activityInsert, activityInsertWhen, type Actor } from './activity';
 import type { ControlDb } from './db';
+import { disconnectOnRemoval } from './connected-apps';
 import { requireMember } from './members';
 import { credentials, orgMembers, organizations, projects, teamMembers, teams, users } from './schema';
 
@@ -85,7 +86,7 @@ const noOtherMembership = (userId: string, orgId: string) => sql`NOT EXISTS (SEL
  * invitation), membership marked removed, their sessions there revoked so they end at once.
  * API tokens and upload passes they created keep working until canceled.
  */
-export async function removeMember(db: ControlDb, input: Change & { userId: string }): Promise<void> {
+export async function removeMember(db: ControlDb, input: Change & { userId: string }): Promise<{ disconnectedApps: string[] }> {
   const { orgId, userId } = input;
   const member = await requireMember(db, orgId, userId);
   const now = nowIso();
@@ -96,6 +97,7 @@ export async function removeMember(db: ControlDb, input: Change & { userId: stri
   const teamIds = (
     await db.select({ id: teamMembers.teamId }).from(teamMembers).where(and(eq(teamMembers.userId, userId), inArray(teamMembers.teamId, orgTeams)))
   ).map((t) => t.id);
+  const apps = await disconnectOnRemoval(db, { orgId, userId, actor: input.actor, traceId: input.traceId, removedNow });
   const [removal] = await db.batch([
     db
       .update(orgMembers)
@@ -119,8 +121,10 @@ export async function removeMember(db: ControlDb, input: Change & { userId: stri
       { orgId, actor: input.actor, action: 'organization.member.removed', data: { userId, email: member.email, teamIds }, traceId: input.traceId },
       removedNow,
     ),
+    // Their AI assistants here are disconnected, with what they created (spec part 5 rule 9).
+    ...apps.statements,
   ]);
-  if (changedRows(removal)) return;
+  if (changedRows(removal)) return { disconnectedApps: apps.jtis };
   await requireMember(db, orgId, userId);
   throw new ApiError('invalid_request', 'This is the last member of the organization; delete the organization instead.');
 }

@@ -1,7 +1,7 @@
 // Projects (spec 4.6): the organization's list, creation, reading and renaming, deletion with a
 // retention period, restore, and the purge of what outlived its retention.
 import { and, asc, desc, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm';
-import { reachableProjectIds, teamShapes } from '../auth/access';
+import { actsAsPerson, reachableProjectIds, teamShapes } from '../auth/access';
 import { isOrgPermission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
 import { issueSession } from '../auth/sign-in';
@@ -78,7 +78,7 @@ export async function requireReachableProject(db: ControlDb, principal: Principa
   const project = await db.query.projects.findFirst({
     where: and(eq(projects.id, projectId), eq(projects.orgId, principal.orgId), isNull(projects.deletedAt)),
   });
-  const visible = project && (principal.kind !== 'session'
+  const visible = project && (!actsAsPerson(principal)
     ? project.id === principal.projectId
     : (await reachableProjectIds(db.$client, principal.orgId, principal.userId)).includes(project.id));
   if (!visible) throw notFound('No project with this id is reachable in the organization.');

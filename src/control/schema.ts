@@ -83,13 +83,16 @@ export const projects = sqliteTable('projects', {
 
 /**
  * Every credential by its `jti`. Kinds: `sign_in` (a person's sign-in, scoped to one organization),
- * `session` (a dashboard session token issued under a sign-in, `parentJti`), `api_token`, `upload_pass`.
+ * `session` (a dashboard session token issued under a sign-in, `parentJti`), `api_token`, `upload_pass`,
+ * `connected_app` (an AI assistant's approval, reaching every project its person reaches in `orgId`;
+ * `scopes` are what was ticked, `clientId` its OAuth client; tokens and passes it creates name it as
+ * `parentJti`, so canceling it ends them too).
  * Secrets are never stored: a JWT is recomputable only with the signing key, and an upload pass's
  * challenge is kept as its SHA-256.
  */
 export const credentials = sqliteTable('credentials', {
   jti: text('jti').primaryKey(),
-  kind: text('kind', { enum: ['sign_in', 'session', 'api_token', 'upload_pass'] }).notNull(),
+  kind: text('kind', { enum: ['sign_in', 'session', 'api_token', 'upload_pass', 'connected_app'] }).notNull(),
   orgId: text('org_id').notNull(),
   projectId: text('project_id'),
   userId: text('user_id').notNull(),
@@ -97,6 +100,8 @@ export const credentials = sqliteTable('credentials', {
   name: text('name'),
   permissions: text('permissions', { mode: 'json' }).$type<string[]>(),
   challengeHash: text('challenge_hash'),
+  scopes: text('scopes', { mode: 'json' }).$type<string[]>(),
+  clientId: text('client_id'),
   createdAt: createdAt(),
   expiresAt: text('expires_at').notNull(),
   revokedAt: text('revoked_at'),

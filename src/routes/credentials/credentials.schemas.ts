@@ -7,9 +7,11 @@ const timestamp = (example: string) => z.string().openapi({ example });
 export const Credential = z
   .object({
     jti: z.uuid().openapi({ description: 'The credential id: pass it to the cancel operation.' }),
-    kind: z.enum(['api_token', 'upload_pass', 'sign_in']).openapi({ description: 'API token, upload pass, or a dashboard sign-in with a session on this project.' }),
-    name: z.string().nullable(),
+    kind: z.enum(['api_token', 'upload_pass', 'sign_in', 'connected_app']).openapi({ description: 'API token, upload pass, a dashboard sign-in with a session on this project, or a connected app: an AI assistant approved by a person who reaches this project (listed under Connected apps; canceling it disconnects the assistant in every project and cancels what it created).' }),
+    name: z.string().nullable().openapi({ description: 'A label; for a connected app, the name its client registered (self-asserted).' }),
     permissions: z.array(z.string()).nullable().openapi({ description: 'The fixed permission list of an API token; null for other kinds.', example: ['project:view'] }),
+    scopes: z.array(z.string()).nullable().openapi({ description: 'What the person allowed a connected app: `docs:read`, `project:read`, `project:write`, `credentials:create`; null for other kinds.', example: ['docs:read', 'project:read'] }),
+    parentJti: z.uuid().nullable().openapi({ description: 'The connected app that created this API token or upload pass; null otherwise.' }),
     createdAt: timestamp('2026-11-21T10:00:00.000Z'),
     expiresAt: timestamp('2026-12-05T10:00:00.000Z'),
     revokedAt: z.string().nullable().openapi({ description: 'When it was canceled; null while it is not.' }),

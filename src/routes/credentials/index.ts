@@ -5,6 +5,7 @@ import { bumpAccessEpoch } from '../../auth/access-cache';
 import { grantablePermissions, issuedRecord, listProjectCredentials, revokeProjectCredential, signInOrgIds } from '../../control/credentials';
 import { controlDb } from '../../control/db';
 import { createRouter } from '../../lib/router';
+import { revokeGrants } from '../../mcp/oauth';
 import * as routes from './credentials.routes';
 
 export const credentialsRouter = createRouter()
@@ -15,7 +16,9 @@ export const credentialsRouter = createRouter()
   .openapi(routes.revokeCredential, async (c) => {
     const { projectId, jti } = c.req.valid('param');
     const principal = c.var.principal;
-    await revokeProjectCredential(controlDb(c.env.DB), { orgId: principal.orgId, projectId, jti, actor: principal, traceId: c.var.requestId });
+    const revoked = await revokeProjectCredential(controlDb(c.env.DB), { orgId: principal.orgId, projectId, jti, actor: principal, traceId: c.var.requestId });
+    // A connected app's OAuth grant goes too, so its refresh token stops (its calls already fail).
+    if (revoked?.kind === 'connected_app') await revokeGrants(c.env, [jti]);
     // A sign-in's sessions may live in other organizations too: their cached credentials must go now.
     const elsewhere = (await signInOrgIds(c.env.DB, jti)).filter((orgId) => orgId !== principal.orgId);
     await Promise.all(elsewhere.map((orgId) => bumpAccessEpoch(c.env, orgId)));

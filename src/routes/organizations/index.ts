@@ -2,6 +2,7 @@ import { GrantCheck } from '../../auth/grants';
 import { controlDb } from '../../control/db';
 import { deleteOrganization, getOrganization, listMembers, removeMember, updateOrganization } from '../../control/organizations';
 import { createRouter } from '../../lib/router';
+import { revokeGrants } from '../../mcp/oauth';
 import { invite } from './invite.service';
 import * as routes from './organizations.routes';
 
@@ -26,7 +27,8 @@ export const organizationsRouter = createRouter()
   })
   .openapi(routes.removeMember, async (c) => {
     const { orgId, userId } = c.req.valid('param');
-    await removeMember(controlDb(c.env.DB), { orgId, userId, actor: c.var.principal, traceId: c.var.requestId });
+    const { disconnectedApps } = await removeMember(controlDb(c.env.DB), { orgId, userId, actor: c.var.principal, traceId: c.var.requestId });
+    await revokeGrants(c.env, disconnectedApps);
     return c.body(null, 204);
   })
   .openapi(routes.invite, async (c) => {

@@ -1,19 +1,12 @@
-// Portfolios (spec 4.1): thin handlers over the project object; simulation resolves its fixes here
-// (an upgrade is checked against the vulnerability database in D1) and computes from the stored model.
+// Portfolios (spec 4.1): thin handlers over the project object and portfolios.service.ts.
 import { recordActivity, type ActivityAction } from '../../control/activity';
 import { controlDb } from '../../control/db';
-import type { Env } from '../../env';
 import type { JsonObject } from '../../lib/json';
 import { createRouter } from '../../lib/router';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../lib/context';
-import { packageOf } from '../../analysis/vulns/ecosystem';
-import { matchPackage } from '../../analysis/vulns/match';
 import { withPortfolioData } from '../../project/client';
-import type { RankPage, SimulationInputs } from '../../project/scoring-store';
-import type { Effect } from '../../scoring/portfolio';
-import { fixesOf, resolveFixes, rowsNeeded, simulation, type StoredRow, type UpgradeCheck } from '../../scoring/simulate';
-import { lookupRecords } from '../../vulndb/lookup';
+import { rankText, simulate, stateText } from './portfolios.service';
 import * as routes from './portfolios.routes';
 
 const data = withPortfolioData;
@@ -21,31 +14,6 @@ const data = withPortfolioData;
 async function activity(c: Context<AppEnv>, projectId: string, action: ActivityAction, payload: JsonObject): Promise<void> {
   await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action, data: payload, traceId: c.var.requestId });
 }
-
-/** The rank page as JSON text: the stored rows are written out as they are, never parsed. */
-const rankBody = (page: RankPage) => `{"rows":[${page.rows.join(',')}],"total":${page.total},"offset":${page.offset},"limit":${page.limit}}`;
-
-/** Which advisories a version is still affected by, for every installed flavour of the package (its distro, ecosystem). */
-function upgradeCheck(env: Env): UpgradeCheck {
-  return {
-    async stillAffected(_itemKey, items, version) {
-      const packages = new Map<string, ReturnType<typeof packageOf> & object>();
-      for (const item of items) {
-        const pkg = typeof item.purl === 'string' ? packageOf(item.purl) : null;
-        if (pkg) packages.set(`${pkg.ecosystem}\u0000${pkg.name}`, pkg);
-      }
-      const records = await lookupRecords(env.DB, [...packages.values()]);
-      const affected = new Set<string>();
-      for (const [key, pkg] of packages) {
-        for (const advisory of matchPackage(pkg, version, records.get(key) ?? []).advisories) affected.add(advisory.id);
-      }
-      return affected;
-    },
-  };
-}
-
-const storedRows = (inputs: SimulationInputs): Map<string, StoredRow> =>
-  new Map(inputs.rows.map((r) => [r.itemKey, { itemKey: r.itemKey, row: r.row, effects: JSON.parse(r.effects) as Effect[] }]));
 
 export const portfoliosRouter = createRouter()
   .openapi(routes.listPortfolios, async (c) => {
@@ -99,22 +67,13 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.rank, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    const page = await data<RankPage>(c.env, projectId, (stub) => stub.portfolioRank({ portfolioId, ...c.req.valid('query') }));
-    return c.body(rankBody(page), 200, { 'content-type': 'application/json' }) as never;
+    return c.body(await rankText(c.env, projectId, { portfolioId, ...c.req.valid('query') }), 200, { 'content-type': 'application/json' }) as never;
   })
   .openapi(routes.state, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    const { rank } = c.req.valid('query');
-    const answer = await data<{ text: string; rank: RankPage | null }>(c.env, projectId, (stub) => stub.portfolioState({ portfolioId, rank }));
-    const body = answer.rank ? `${answer.text.slice(0, -1)},"rank":${rankBody(answer.rank)}}` : answer.text;
-    return c.body(body, 200, { 'content-type': 'application/json' }) as never;
+    return c.body(await stateText(c.env, projectId, portfolioId, c.req.valid('query').rank), 200, { 'content-type': 'application/json' }) as never;
   })
   .openapi(routes.simulate, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    const { rank } = c.req.valid('query');
-    const fixes = fixesOf(c.req.valid('json'));
-    const inputs = await data<SimulationInputs>(c.env, projectId, (stub) => stub.simulationInputs({ portfolioId, itemKeys: rowsNeeded(fixes), all: rank }));
-    const rows = storedRows(inputs);
-    const resolved = await resolveFixes(fixes, rows, upgradeCheck(c.env));
-    return c.json(simulation(inputs.model, resolved, rank ? [...rows.values()] : undefined) as never, 200);
+    return c.json(await simulate(c.env, projectId, portfolioId, c.req.valid('json'), c.req.valid('query').rank) as never, 200);
   });

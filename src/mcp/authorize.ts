@@ -1,0 +1,207 @@
+// The authorize pages of the MCP server's OAuth flow (spec part 5 rule 9): the person signs in with
+// the same email link as the dashboard, then picks the organization and ticks what the assistant may
+// do. The OAuth request waits in KV between the steps, bound to the browser that started it by a
+// cookie, so a link opened elsewhere (or sent to someone else) approves nothing.
+import { AuthorizationError, CimdFetchError, type AuthRequest, type OAuthHelpers } from '@cloudflare/workers-oauth-provider';
+import { inArray } from 'drizzle-orm';
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { bumpAccessEpoch } from '../auth/access-cache';
+import { consumeSignInLink, requestSignIn } from '../auth/sign-in';
+import { connectApp } from '../control/connected-apps';
+import { controlDb } from '../control/db';
+import { organizations } from '../control/schema';
+import { activeMemberships, normalizeEmail } from '../control/tenancy';
+import type { Env } from '../env';
+import type { AppEnv } from '../lib/context';
+import { ApiError } from '../lib/errors';
+import { newId } from '../lib/ids';
+import { createRouter } from '../lib/router';
+import { apiBaseUrl, AUTHORIZE_PATH, oauthApi, type AssistantProps } from './oauth';
+import { approvePage, checkEmailPage, continuePage, messagePage, PAGE_CSP, signInPage, type ClientFacts } from './pages';
+import { isScope, SCOPE_INFO, SCOPES, type Scope } from './scopes';
+
+/** How long a started authorization waits for its email link and approval. */
+const PENDING_SECONDS = 30 * 60;
+const COOKIE = 'posture_authorize';
+
+interface Pending {
+  request: AuthRequest;
+  client: ClientFacts;
+  email?: string;
+  userId?: string;
+}
+
+const pendingKey = (id: string) => `posture:authorize:${id}`;
+
+async function savePending(env: Env, id: string, pending: Pending): Promise<void> {
+  await env.OAUTH_KV.put(pendingKey(id), JSON.stringify(pending), { expirationTtl: PENDING_SECONDS });
+}
+
+/** The cookies hono's setCookie/deleteCookie put on the context's answer (copied onto the Response built here). */
+const setCookies = (c: Context<AppEnv>): string[] => (c.res.headers as unknown as { getSetCookie(): string[] }).getSetCookie();
+
+/** Every answer is a page nobody may frame, cache or leak through the Referer (the link carries a token). */
+function page(c: Context<AppEnv>, html: string, status: 200 | 400 = 200, extra?: Headers): Response {
+  const headers = new Headers(extra);
+  headers.set('content-type', 'text/html; charset=utf-8');
+  headers.set('content-security-policy', PAGE_CSP);
+  headers.set('x-frame-options', 'DENY');
+  headers.set('referrer-policy', 'no-referrer');
+  headers.set('cache-control', 'no-store');
+  headers.set('x-content-type-options', 'nosniff');
+  headers.set('x-request-id', c.var.requestId);
+  for (const cookie of setCookies(c)) headers.append('set-cookie', cookie);
+  return new Response(html, { status, headers });
+}
+
+const startAgain = (c: Context<AppEnv>, message: string) =>
+  page(c, messagePage({ title: 'Start again from your assistant', message, status: 'error' }), 400);
+
+/** The waiting authorization a form names, if this browser started it. */
+async function pendingOf(c: Context<AppEnv>, id: string | undefined): Promise<Pending | null> {
+  if (!id || getCookie(c, COOKIE) !== id) return null;
+  return c.env.OAUTH_KV.get<Pending>(pendingKey(id), 'json');
+}
+
+const NOT_THIS_BROWSER = 'This sign-in is not waiting in this browser any more: it expired (after 30 minutes), was finished, or the link was opened in another browser. Connect the assistant again and open the emailed link in the same browser.';
+
+async function clientFacts(api: OAuthHelpers, request: AuthRequest): Promise<ClientFacts> {
+  const consent = await api.describeConsent(request);
+  return { clientName: consent.clientName, redirectHost: consent.redirectHost, redirectIsLoopback: consent.redirectIsLoopback };
+}
+
+/** The organizations a person may approve an assistant for, by name. */
+async function organizationsOf(env: Env, userId: string) {
+  const db = controlDb(env.DB);
+  const ids = (await activeMemberships(db, userId)).map((m) => m.orgId);
+  if (!ids.length) return [];
+  const rows = await db.select({ id: organizations.id, name: organizations.name }).from(organizations).where(inArray(organizations.id, ids));
+  return ids.map((id) => rows.find((r) => r.id === id)!).filter(Boolean);
+}
+
+async function approvalPage(c: Context<AppEnv>, id: string, pending: Pending, input: { selectedOrgId?: string; ticked?: readonly Scope[] } = {}) {
+  const api = oauthApi(c.env);
+  const user = await controlDb(c.env.DB).query.users.findFirst({ where: (u, { eq }) => eq(u.id, pending.userId!) });
+  const orgs = await organizationsOf(c.env, pending.userId!);
+  if (!user || !orgs.length) return startAgain(c, 'This person belongs to no organization, so there is nothing an assistant could work with.');
+  const consent = await api.beginConsent(pending.request);
+  const ticked = input.ticked ?? SCOPES.filter((scope) => SCOPE_INFO[scope].byDefault);
+  return page(c, approvePage({
+    ...pending.client, action: `${AUTHORIZE_PATH}/approve`, requestId: id, handle: consent.handle,
+    person: { email: user.email, name: user.name }, organizations: orgs, selectedOrgId: input.selectedOrgId,
+    scopes: SCOPES.map((scope) => ({ value: scope, label: SCOPE_INFO[scope].label, description: SCOPE_INFO[scope].description, checked: ticked.includes(scope) })),
+  }), 200, consent.headers);
+}
+
+/** OAuth failures: back to the client when its redirect is trusted, else shown here. */
+function authorizationFailure(c: Context<AppEnv>, error: unknown): Response {
+  if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
+  if (error instanceof AuthorizationError || error instanceof CimdFetchError) {
+    const message = error instanceof AuthorizationError ? error.description : 'The assistant\'s metadata document could not be fetched.';
+    return page(c, messagePage({ title: 'This connection request cannot be used', message, status: 'error' }), 400);
+  }
+  throw error;
+}
+
+const formText = (form: FormData, name: string) => {
+  const value = form.get(name);
+  return typeof value === 'string' ? value : undefined;
+};
+
+export const authorizeRouter = createRouter()
+  .get(AUTHORIZE_PATH, async (c) => {
+    const api = oauthApi(c.env);
+    let request: AuthRequest;
+    let client: ClientFacts;
+    try {
+      request = await api.parseAuthRequest(c.req.raw);
+      client = await clientFacts(api, request);
+    } catch (error) {
+      return authorizationFailure(c, error);
+    }
+    const id = newId();
+    await savePending(c.env, id, { request, client });
+    setCookie(c, COOKIE, id, { path: AUTHORIZE_PATH, httpOnly: true, sameSite: 'Lax', secure: new URL(c.req.url).protocol === 'https:', maxAge: PENDING_SECONDS });
+    return page(c, signInPage({ ...client, action: `${AUTHORIZE_PATH}/sign-in`, requestId: id }));
+  })
+  .post(`${AUTHORIZE_PATH}/sign-in`, async (c) => {
+    const form = await c.req.formData();
+    const id = formText(form, 'request');
+    const pending = await pendingOf(c, id);
+    if (!pending || !id) return startAgain(c, NOT_THIS_BROWSER);
+    const email = (formText(form, 'email') ?? '').trim();
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) {
+      return page(c, signInPage({ ...pending.client, action: `${AUTHORIZE_PATH}/sign-in`, requestId: id, email, error: 'Enter a valid email address.' }), 400);
+    }
+    const base = apiBaseUrl(c.env);
+    await requestSignIn(controlDb(c.env.DB), c.env, email, (token) =>
+      `${base}${AUTHORIZE_PATH}/continue?request=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`);
+    await savePending(c.env, id, { ...pending, email: normalizeEmail(email) });
+    // The same answer whether or not the address can sign in: nobody learns who has an account.
+    return page(c, checkEmailPage({ email }));
+  })
+  .get(`${AUTHORIZE_PATH}/continue`, async (c) => {
+    // Opening the link uses nothing up (mail scanners open links): the person confirms with a button.
+    const id = c.req.query('request');
+    const token = c.req.query('token');
+    const pending = await pendingOf(c, id);
+    if (!pending || !id || !token) return startAgain(c, NOT_THIS_BROWSER);
+    return page(c, continuePage({ ...pending.client, action: `${AUTHORIZE_PATH}/continue`, requestId: id, token }));
+  })
+  .post(`${AUTHORIZE_PATH}/continue`, async (c) => {
+    const form = await c.req.formData();
+    const id = formText(form, 'request');
+    const pending = await pendingOf(c, id);
+    if (!pending || !id) return startAgain(c, NOT_THIS_BROWSER);
+    let userId: string;
+    try {
+      const signedIn = await consumeSignInLink(controlDb(c.env.DB), c.env, formText(form, 'token') ?? '', c.var.requestId);
+      // The link must be the one sent for this authorization's address.
+      if (signedIn.email !== pending.email) throw new ApiError('unauthorized', 'This link was sent for another address.');
+      userId = signedIn.user.id;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return page(c, messagePage({ title: 'The sign-in link cannot be used', message: `${error.message} Ask for a new link from the assistant's sign-in page.`, status: 'error' }), 400);
+    }
+    const signedIn = { ...pending, userId };
+    await savePending(c.env, id, signedIn);
+    return approvalPage(c, id, signedIn);
+  })
+  .post(`${AUTHORIZE_PATH}/approve`, async (c) => {
+    const form = await c.req.formData();
+    const id = formText(form, 'request');
+    const pending = await pendingOf(c, id);
+    if (!pending?.userId || !id) return startAgain(c, NOT_THIS_BROWSER);
+    const api = oauthApi(c.env);
+    const handle = formText(form, 'handle') ?? '';
+    try {
+      if (formText(form, 'decision') !== 'approve') {
+        const denied = await api.denyConsent(c.req.raw, handle);
+        await c.env.OAUTH_KV.delete(pendingKey(id));
+        deleteCookie(c, COOKIE, { path: AUTHORIZE_PATH });
+        return new Response(null, { status: 302, headers: denied.headers });
+      }
+      const orgs = await organizationsOf(c.env, pending.userId);
+      const orgId = formText(form, 'org');
+      const scopes = [...new Set(form.getAll('scope').map(String).filter(isScope))];
+      // Nothing ticked, or an organization the person is not in: ask again on a fresh page.
+      if (!scopes.length || !orgs.some((o) => o.id === orgId)) return approvalPage(c, id, pending, { selectedOrgId: orgId, ticked: scopes });
+      const approved = await api.approveConsent(c.req.raw, handle, { scope: scopes });
+      const db = controlDb(c.env.DB);
+      const app = await connectApp(db, { orgId: orgId!, userId: pending.userId, clientId: approved.request.clientId, clientName: pending.client.clientName, scopes, traceId: c.var.requestId });
+      // The activity log (and anything else cached for the organization) must show the approval now.
+      await bumpAccessEpoch(c.env, orgId!);
+      const props: AssistantProps = { appJti: app.jti };
+      // The grant's user is the approval itself: disconnecting it revokes exactly its grants.
+      const { redirectTo } = await api.completeAuthorization({ request: approved.request, userId: app.jti, metadata: { orgId, personId: pending.userId }, scope: scopes, props });
+      await c.env.OAUTH_KV.delete(pendingKey(id));
+      deleteCookie(c, COOKIE, { path: AUTHORIZE_PATH });
+      const headers = new Headers(approved.headers);
+      for (const cookie of setCookies(c)) headers.append('set-cookie', cookie);
+      headers.set('location', redirectTo);
+      return new Response(null, { status: 302, headers });
+    } catch (error) {
+      return authorizationFailure(c, error);
+    }
+  });

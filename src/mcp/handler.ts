@@ -1,0 +1,43 @@
+// The MCP endpoint behind OAuth: the provider has verified the access token and hands over the
+// approval's id; here it is checked like any credential on every call (canceled, expired, person
+// removed: 401, and the assistant signs in again), the dashboard host is refused, the call is
+// rate-limited, and a stateless MCP server bound to this assistant answers it.
+import { createMcpHandler } from 'agents/mcp';
+import { loadConnectedApp, needsTouch, touchCredential, type Principal } from '../auth/principal';
+import type { Env } from '../env';
+import { ApiError, errorResponse } from '../lib/errors';
+import { checkRateLimit } from '../middleware/rate-limit';
+import { MCP_PATH, type AssistantProps } from './oauth';
+import { buildServer } from './server';
+
+const isDashboardHost = (request: Request, env: Env) =>
+  !!env.DASHBOARD_HOST && new URL(request.url).hostname.toLowerCase() === env.DASHBOARD_HOST.toLowerCase();
+
+/** A refused credential as OAuth clients expect it: 401 with `invalid_token`, so they sign in again. */
+function refused(error: ApiError, requestId: string): Response {
+  const challenge = `Bearer error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`;
+  return errorResponse(error, { 'WWW-Authenticate': challenge, 'X-Request-Id': requestId });
+}
+
+export const mcpApiHandler = {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const requestId = crypto.randomUUID();
+    if (isDashboardHost(request, env)) {
+      return errorResponse(new ApiError('api_host_required', `Assistants must call the API host ${env.API_HOST}, not the dashboard.`), { 'X-Request-Id': requestId });
+    }
+    let app: Principal;
+    try {
+      app = await loadConnectedApp(env.DB, (ctx.props as AssistantProps | undefined)?.appJti ?? '');
+      await checkRateLimit(env, app.jti);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return error.status === 401 ? refused(error, requestId) : errorResponse(error, { 'X-Request-Id': requestId });
+    }
+    if (needsTouch(app)) ctx.waitUntil(touchCredential(env.DB, app.jti).catch(() => undefined));
+    const context = { env, app, requestId, waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise) };
+    const handle = createMcpHandler(() => buildServer(context), { route: MCP_PATH });
+    const response = await handle(request, env, ctx);
+    response.headers.set('X-Request-Id', requestId);
+    return response;
+  },
+};

@@ -1,0 +1,48 @@
+// The documentation an assistant may read with the docs scope: the interface specification, the
+// OpenAPI document, the CLI guide, and how scores and findings are computed.
+import type { McpServer } from '@modelcontextprotocol/server';
+import analysisGuide from '../../docs/analysis.md';
+import cliGuide from '../../docs/cli.md';
+import specification from '../../docs/posture-api.md';
+import scoringGuide from '../../docs/scoring.md';
+import { ApiError } from '../lib/errors';
+import type { ToolContext } from './context';
+import { apiBaseUrl } from './oauth';
+import { requireScope } from './context';
+
+interface Doc {
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  mimeType: string;
+  text: (context: ToolContext) => Promise<string> | string;
+}
+
+export const DOCUMENTS: readonly Doc[] = [
+  { name: 'specification', uri: 'posture://docs/specification.md', title: 'Interface specification', mimeType: 'text/markdown',
+    description: 'Every resource, field, state, endpoint, rule and error code of the posture analysis API.', text: () => specification },
+  { name: 'api-reference', uri: 'posture://docs/openapi.json', title: 'API reference (OpenAPI 3.1)', mimeType: 'application/json',
+    description: 'Every operation of the API with its parameters, answers and errors (the operation ids are the tool names).',
+    text: async (context) => JSON.stringify((await import('../app')).openApiDocument(apiBaseUrl(context.env))) },
+  { name: 'cli-guide', uri: 'posture://docs/cli.md', title: 'Command-line client guide', mimeType: 'text/markdown',
+    description: 'Uploading bundles from CI with the posture CLI: upload passes, surveys, waiting, exit codes.', text: () => cliGuide },
+  { name: 'scoring', uri: 'posture://docs/scoring.md', title: 'How scores are computed', mimeType: 'text/markdown',
+    description: 'The three axes, penalties, bands, portfolio weighting, ranked fixes and simulation, with a worked example.', text: () => scoringGuide },
+  { name: 'analysis', uri: 'posture://docs/analysis.md', title: 'How findings are made', mimeType: 'text/markdown',
+    description: 'Cryptography classification (sections, deadlines, CNSA 2.0) with sources, and vulnerability matching.', text: () => analysisGuide },
+];
+
+export function registerResources(server: McpServer, context: ToolContext): void {
+  for (const doc of DOCUMENTS) {
+    server.registerResource(doc.name, doc.uri, { title: doc.title, description: doc.description, mimeType: doc.mimeType }, async (uri) => {
+      // A resource read has no isError result: a refusal is a protocol error carrying the API's message.
+      try {
+        requireScope(context, 'docs:read');
+      } catch (error) {
+        throw new Error((error as ApiError).message);
+      }
+      return { contents: [{ uri: uri.href, mimeType: doc.mimeType, text: await doc.text(context) }] };
+    });
+  }
+}

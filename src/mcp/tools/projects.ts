@@ -1,0 +1,26 @@
+// Projects: the ones the assistant's person reaches in the approved organization.
+import { controlDb } from '../../control/db';
+import { myProjects, projectAnswer } from '../../control/projects';
+import { onProject } from '../context';
+import type { ToolRegistry } from '../server';
+import { ProjectInput } from './common';
+import { z } from 'zod';
+
+export function registerProjectTools({ tool }: ToolRegistry): void {
+  tool('listProjects', {
+    title: 'List projects',
+    description: 'The organization the assistant was approved for and the projects its person reaches there (name and uuid).',
+    input: z.object({}), scope: 'project:read', readOnly: true,
+  }, async (_args, context) => myProjects(controlDb(context.env.DB), context.app));
+
+  tool('getProject', {
+    title: 'Get a project',
+    description: 'One project: its name, organization, creation time and settings.',
+    input: ProjectInput, scope: 'project:read', readOnly: true,
+  }, async ({ projectId }, context) => {
+    const principal = await onProject(context, projectId, ['project:view']);
+    const db = controlDb(context.env.DB);
+    const project = await db.query.projects.findFirst({ where: (p, { eq }) => eq(p.id, principal.projectId!) });
+    return projectAnswer(project!);
+  });
+}

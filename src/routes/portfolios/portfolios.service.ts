@@ -1,0 +1,56 @@
+// Portfolio operations shared by the HTTP handlers and the MCP tools: the stored rank and state
+// answered as JSON text, and simulation (fixes resolved here; an upgrade is checked against the
+// vulnerability database in D1; the projection computed from the stored model).
+import type { Env } from '../../env';
+import { packageOf } from '../../analysis/vulns/ecosystem';
+import { matchPackage } from '../../analysis/vulns/match';
+import { withPortfolioData } from '../../project/client';
+import type { RankPage, SimulationInputs } from '../../project/scoring-store';
+import type { Effect } from '../../scoring/portfolio';
+import { fixesOf, resolveFixes, rowsNeeded, simulation, type StoredRow, type UpgradeCheck } from '../../scoring/simulate';
+import { lookupRecords } from '../../vulndb/lookup';
+
+/** The rank page as JSON text: the stored rows are written out as they are, never parsed. */
+const rankBody = (page: RankPage) => `{"rows":[${page.rows.join(',')}],"total":${page.total},"offset":${page.offset},"limit":${page.limit}}`;
+
+/** Which advisories a version is still affected by, for every installed flavour of the package (its distro, ecosystem). */
+function upgradeCheck(env: Env): UpgradeCheck {
+  return {
+    async stillAffected(_itemKey, items, version) {
+      const packages = new Map<string, ReturnType<typeof packageOf> & object>();
+      for (const item of items) {
+        const pkg = typeof item.purl === 'string' ? packageOf(item.purl) : null;
+        if (pkg) packages.set(`${pkg.ecosystem}\u0000${pkg.name}`, pkg);
+      }
+      const records = await lookupRecords(env.DB, [...packages.values()]);
+      const affected = new Set<string>();
+      for (const [key, pkg] of packages) {
+        for (const advisory of matchPackage(pkg, version, records.get(key) ?? []).advisories) affected.add(advisory.id);
+      }
+      return affected;
+    },
+  };
+}
+
+const storedRows = (inputs: SimulationInputs): Map<string, StoredRow> =>
+  new Map(inputs.rows.map((r) => [r.itemKey, { itemKey: r.itemKey, row: r.row, effects: JSON.parse(r.effects) as Effect[] }]));
+
+/** A page of ranked fixes as JSON text. */
+export async function rankText(env: Env, projectId: string, input: { portfolioId: string; offset: number; limit: number; summary: boolean }): Promise<string> {
+  return rankBody(await withPortfolioData<RankPage>(env, projectId, (stub) => stub.portfolioRank(input)));
+}
+
+/** The portfolio's state as JSON text, with the first ranked fixes in summary form when `rank`. */
+export async function stateText(env: Env, projectId: string, portfolioId: string, rank: boolean): Promise<string> {
+  const answer = await withPortfolioData<{ text: string; rank: RankPage | null }>(env, projectId, (stub) => stub.portfolioState({ portfolioId, rank }));
+  return answer.rank ? `${answer.text.slice(0, -1)},"rank":${rankBody(answer.rank)}}` : answer.text;
+}
+
+/** Current and projected scores after the fixes; nothing is stored. With `rank`, the remaining rows re-ranked. */
+export async function simulate(env: Env, projectId: string, portfolioId: string, body: unknown, rank: boolean) {
+  const fixes = fixesOf(body);
+  const inputs = await withPortfolioData<SimulationInputs>(env, projectId, (stub) => stub.simulationInputs({ portfolioId, itemKeys: rowsNeeded(fixes), all: rank }));
+  const rows = storedRows(inputs);
+  const resolved = await resolveFixes(fixes, rows, upgradeCheck(env));
+  return simulation(inputs.model, resolved, rank ? [...rows.values()] : undefined);
+}
