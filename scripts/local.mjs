@@ -58,14 +58,20 @@ export function wrangler(args, { quiet = true } = {}) {
  * Starts `wrangler dev` in the background; the caller stops it with `.kill()`. With `group`, it leads
  * a process group of its own (wrangler and workerd), which `process.kill(-child.pid, signal)` stops
  * together, as Ctrl-C in a terminal would. With `inspectorPort`, the Worker's isolates take DevTools
- * protocol connections there (off by default).
+ * protocol connections there (off by default). `vars` overrides wrangler.toml's [vars] for this run
+ * (`--var NAME:value`, e.g. `{ API_URL: 'http://127.0.0.1:18313' }`), `extraArgs` are appended to the
+ * command line. With `pipe` (and not `inherit`), the child's stdout and stderr are pipes the caller
+ * must read (wrangler logs the .eml file of each email sent there), else they fill and wrangler stalls.
  */
-export function startWranglerDev({ port, persistTo, inherit = false, group = false, inspectorPort = null }) {
+export function startWranglerDev({ port, persistTo, inherit = false, group = false, inspectorPort = null, vars = {}, extraArgs = [], pipe = false }) {
   // --test-scheduled: GET /__scheduled runs the daily cron locally (the demo takes its first snapshot so).
   const args = ['dev', '--port', String(port), '--ip', '127.0.0.1', '--show-interactive-dev-session=false', '--test-scheduled'];
   if (persistTo) args.push('--persist-to', persistTo);
   if (inspectorPort) args.push('--inspector-port', String(inspectorPort), '--inspector-ip', '127.0.0.1');
-  return spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env: quietEnv, stdio: inherit ? 'inherit' : 'ignore', detached: group });
+  for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
+  args.push(...extraArgs);
+  const stdio = inherit ? 'inherit' : pipe ? ['ignore', 'pipe', 'pipe'] : 'ignore';
+  return spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env: quietEnv, stdio, detached: group });
 }
 
 export async function waitForService(base, timeoutMs = 90_000) {

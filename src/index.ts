@@ -2,8 +2,8 @@
 // re-exports the Durable Object classes bound in wrangler.toml.
 import { app } from './app';
 import type { Env } from './env';
-import { mcpApiHandler } from './mcp/handler';
-import { isOAuthPath, oauthProvider, setOAuthHandlers } from './mcp/oauth';
+import { dashboardRefusal, isDashboardHost, mcpApiHandler } from './mcp/handler';
+import { isOAuthPath, MCP_PATH, oauthProvider, setOAuthHandlers } from './mcp/oauth';
 import { consumeBatch } from './queues';
 import { runScheduled } from './scheduled';
 
@@ -15,7 +15,13 @@ export { ProjectObject } from './project/project-object';
 setOAuthHandlers(mcpApiHandler, { fetch: (request, env, ctx) => app.fetch(request, env, ctx) });
 
 export default {
-  fetch: (request, env, ctx) => (isOAuthPath(new URL(request.url).pathname) ? oauthProvider(env).fetch(request, env, ctx) : app.fetch(request, env, ctx)),
+  fetch(request, env, ctx) {
+    const { pathname } = new URL(request.url);
+    if (!isOAuthPath(pathname)) return app.fetch(request, env, ctx);
+    // Refused before the provider looks at the token: on the dashboard host it would only say 401.
+    if (pathname.startsWith(MCP_PATH) && isDashboardHost(request, env)) return dashboardRefusal(env);
+    return oauthProvider(env).fetch(request, env, ctx);
+  },
   scheduled: (controller, env) => runScheduled(controller, env),
   queue: (batch, env, ctx) => consumeBatch(batch, env, ctx),
 } satisfies ExportedHandler<Env>;

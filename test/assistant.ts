@@ -43,6 +43,12 @@ export function inputValue(html: string, name: string): string {
   return match[1]!.replace(/&amp;/g, '&');
 }
 
+/** The organization the approval page offers first: its hidden input, or the first option of its select. */
+function firstOrganization(html: string): string {
+  const option = html.match(/<option[^>]*value="([0-9a-f-]{36})"/);
+  return option ? option[1]! : inputValue(html, 'org');
+}
+
 const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 export async function pkce() {
@@ -98,7 +104,7 @@ export async function connectAssistant(email: string, scopes: string[], orgId?: 
   const browser = new Browser();
   const html = await signInToApprove(browser, clientId, email, challenge);
   const approved = await browser.fetch('/authorize/approve', {
-    form: { request: inputValue(html, 'request'), handle: inputValue(html, 'handle'), org: orgId ?? inputValue(html, 'org'), scope: scopes, decision: 'approve' },
+    form: { request: inputValue(html, 'request'), handle: inputValue(html, 'handle'), org: orgId ?? firstOrganization(html), scope: scopes, decision: 'approve' },
   });
   expect(approved.status).toBe(302);
   const location = new URL(approved.headers.get('location')!);

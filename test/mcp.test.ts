@@ -1,32 +1,409 @@
-// The MCP endpoint (spec part 5 rule 9): for now the documentation resources, over Streamable HTTP.
-import { exports } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+// The MCP server for AI assistants (spec part 5 rule 9; issue: OAuth sign-in and approval, scoped
+// tools, connected apps): the whole OAuth flow through the Worker, an MCP SDK client calling every
+// tool and reading every resource, scopes never exceeding the person, disconnecting and member
+// removal taking effect on the next call, and other tenants never reached.
+import { env, exports } from 'cloudflare:workers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OsvRecord } from '../src/analysis/vulns/osv-types';
+import { importRecords } from '../src/vulndb/import';
+import { bumpAccessEpoch } from '../src/auth/access-cache';
+import { API, api, expectError, json, latestLinkToken, newTenant, uniqueEmail } from './helpers';
+import { activityRows, addPerson, addProject } from './people';
+import { dataTenant } from './data-plane';
+import { analysed, letRendersFinish, P, sbom, settleScoring } from './pipeline';
+import {
+  authorizeUrl, Browser, call, connectAssistant, inputValue, mcpClient, pkce, REDIRECT_URI, registerClient, signInToApprove, tokenRequest,
+} from './assistant';
 
-const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
+const ALL_SCOPES = ['docs:read', 'project:read', 'project:write', 'credentials:create'];
 
-async function rpc(body: unknown, session?: string) {
-  const res = await exports.default.fetch(new Request('http://localhost/mcp', {
-    method: 'POST', headers: { ...headers, ...(session ? { 'mcp-session-id': session } : {}) }, body: JSON.stringify(body),
-  }));
-  const text = await res.text();
-  // Streamable HTTP answers JSON or a short event stream carrying the JSON-RPC message.
-  const data = text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: '))?.slice(6) ?? 'null';
-  return { res, message: JSON.parse(data) };
-}
+type T = Awaited<ReturnType<typeof dataTenant>>;
+let t: T;
+let reportIds: string[];
+let surveyId: string;
 
-describe('MCP documentation resources', () => {
-  it('initializes a session and serves the API reference as a resource', async () => {
-    const init = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } });
-    expect(init.res.status).toBe(200);
-    expect(init.message.result.serverInfo.name).toBe('posture-analysis');
-    const session = init.res.headers.get('mcp-session-id')!;
-    expect(session).toBeTruthy();
-    await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
-    const list = await rpc({ jsonrpc: '2.0', id: 2, method: 'resources/list' }, session);
-    expect(list.message.result.resources.map((r: { uri: string }) => r.uri)).toContain('posture://docs/openapi.json');
-    const read = await rpc({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'posture://docs/openapi.json' } }, session);
-    const doc = JSON.parse(read.message.result.contents[0].text);
-    expect(doc.openapi).toBe('3.1.0');
-    expect(doc.paths['/api/v1/project/{projectId}/v1/job']).toBeDefined();
+beforeAll(async () => {
+  await importRecords(env.DB, Object.values(advisories), 'test');
+  t = await dataTenant('assistant');
+  const first = await analysed(t, sbom('shop', [['lodash', '4.17.15'], ['left-pad', '1.3.0']]));
+  const second = await analysed(t, sbom('shop', [['lodash', '4.17.21'], ['left-pad', '1.3.0']]));
+  await settleScoring(t);
+  surveyId = second.surveyId;
+  const survey = await json(await api(`${P(t.projectId)}/v1/job/${second.surveyId}`, { token: t.token }));
+  reportIds = survey.steps.filter((s: any) => s.step_type === 'REPORT').map((s: any) => s.id);
+  const before = await json(await api(`${P(t.projectId)}/v1/job/${first.surveyId}`, { token: t.token }));
+  firstReportIds = before.steps.filter((s: any) => s.step_type === 'REPORT').map((s: any) => s.id);
+}, 60_000);
+
+let firstReportIds: string[];
+
+afterAll(async () => {
+  await letRendersFinish([t]);
+}, 30_000);
+
+const text = (result: { contents: object[] }) => String((result.contents[0] as { text?: string } | undefined)?.text ?? '');
+
+describe('connecting: discovery, registration, authorize, token with PKCE, refresh', () => {
+  it('answers an unauthenticated call with 401 and the discovery headers, and publishes the metadata', async () => {
+    const res = await exports.default.fetch(new Request(`${API}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/Bearer .*resource_metadata="http:\/\/localhost\/\.well-known\/oauth-protected-resource\/mcp"/);
+    const resource = await json(await exports.default.fetch(new Request(`${API}/.well-known/oauth-protected-resource/mcp`)));
+    expect(resource).toMatchObject({ resource: `${API}/mcp`, authorization_servers: [API] });
+    const server = await json(await exports.default.fetch(new Request(`${API}/.well-known/oauth-authorization-server`)));
+    expect(server).toMatchObject({
+      issuer: API, authorization_endpoint: `${API}/authorize`, token_endpoint: `${API}/oauth/token`, registration_endpoint: `${API}/oauth/register`,
+      code_challenge_methods_supported: expect.arrayContaining(['S256']),
+    });
+    expect(server.scopes_supported).toEqual(expect.arrayContaining(ALL_SCOPES));
+  });
+
+  it('signs the person in by email link, asks for approval with reading ticked, and issues tokens for the verifier only', async () => {
+    const clientId = await registerClient('Claude <script>');
+    const { verifier, challenge } = await pkce();
+    const browser = new Browser();
+    const html = await signInToApprove(browser, clientId, t.user.email, challenge);
+    // Reading is ticked by default; changes and credentials are not; the client's name is escaped.
+    expect(html).toContain('Claude &lt;script&gt;');
+    const checked = [...html.matchAll(/<input[^>]*name="scope"[^>]*>/g)].map((m) => m[0]);
+    expect(checked.filter((i) => /\bchecked\b/.test(i)).map((i) => i.match(/value="([^"]+)"/)![1])).toEqual(['docs:read', 'project:read']);
+    const approved = await browser.fetch('/authorize/approve', {
+      form: { request: inputValue(html, 'request'), handle: inputValue(html, 'handle'), org: inputValue(html, 'org'), scope: ['docs:read', 'project:read'], decision: 'approve' },
+    });
+    expect(approved.status).toBe(302);
+    const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+
+    const wrong = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: `${verifier}x` });
+    expect(wrong.status).toBe(400);
+    expect(await json(wrong)).toMatchObject({ error: 'invalid_grant' });
+
+    const issued = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier });
+    expect(issued.status).toBe(200);
+    const tokens = await json(issued);
+    expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'docs:read project:read' });
+
+    const refreshed = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+    expect(refreshed.status).toBe(200);
+    const renewed = await json(refreshed);
+    expect(renewed.access_token).not.toBe(tokens.access_token);
+    const client = await mcpClient(renewed.access_token);
+    expect((await call(client, 'listProjects')).value.projects.map((p: any) => p.uuid)).toContain(t.projectId);
+    await client.close();
+
+    // The approval is a connected app of the organization, listed on the project with its scopes.
+    const listed = await json(await api(`${P(t.projectId)}/credential`, { token: t.token }));
+    const app = listed.find((c: any) => c.kind === 'connected_app' && c.name === 'Claude <script>');
+    expect(app).toMatchObject({ scopes: ['docs:read', 'project:read'], createdBy: { id: t.user.id }, revokedAt: null, permissions: null });
+    expect((await activityRows(t.orgId, 'connected_app.approved')).some((r) => r.data.jti === app.jti)).toBe(true);
+  });
+
+  it('refuses a link opened in another browser, a used link, and a request that is not valid; Deny goes back with access_denied', async () => {
+    const clientId = await registerClient();
+    const { challenge } = await pkce();
+    const browser = new Browser();
+    const start = await browser.fetch(authorizeUrl(clientId, challenge));
+    const request = inputValue(await start.text(), 'request');
+    await browser.fetch('/authorize/sign-in', { form: { request, email: t.user.email } });
+    const token = await latestLinkToken(t.user.email);
+    const elsewhere = await new Browser().fetch('/authorize/continue', { form: { request, token } });
+    expect(elsewhere.status).toBe(400);
+    expect(await elsewhere.text()).toContain('another browser');
+
+    const invalidEmail = await browser.fetch('/authorize/sign-in', { form: { request, email: 'not an email' } });
+    expect(invalidEmail.status).toBe(400);
+    expect(await invalidEmail.text()).toContain('role="alert"');
+
+    const approve = await browser.fetch('/authorize/continue', { form: { request, token } });
+    expect(approve.status).toBe(200);
+    const html = await approve.text();
+    const again = await browser.fetch('/authorize/continue', { form: { request, token } });
+    expect(await again.text()).toContain('already used');
+
+    const denied = await browser.fetch('/authorize/approve', { form: { request, handle: inputValue(html, 'handle'), decision: 'deny' } });
+    expect(denied.status).toBe(302);
+    const location = new URL(denied.headers.get('location')!);
+    expect(location.searchParams.get('error')).toBe('access_denied');
+    expect(location.searchParams.get('state')).toBe('state-123');
+
+    const unknownClient = await new Browser().fetch(authorizeUrl('no-such-client', challenge));
+    expect(unknownClient.status).toBe(400);
+    expect(unknownClient.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
+  it('lets a person in several organizations pick one; the assistant then reaches that organization\'s projects only', async () => {
+    const other = await newTenant('second-org');
+    // The tenant's owner joins the second organization's Administrators team.
+    const admins = await env.DB.prepare("SELECT id FROM teams WHERE org_id = ? AND name = 'Administrators'").bind(other.orgId).first<{ id: string }>();
+    await env.DB.batch([
+      env.DB.prepare('INSERT INTO org_members (org_id, user_id, joined_at) VALUES (?, ?, ?)').bind(other.orgId, t.user.id, new Date().toISOString()),
+      env.DB.prepare('INSERT INTO team_members (team_id, user_id, added_at) VALUES (?, ?, ?)').bind(admins!.id, t.user.id, new Date().toISOString()),
+    ]);
+    await bumpAccessEpoch(env, other.orgId);
+
+    const clientId = await registerClient();
+    const { challenge, verifier } = await pkce();
+    const browser = new Browser();
+    const html = await signInToApprove(browser, clientId, t.user.email, challenge);
+    expect(html).toContain('<select');
+    expect(html).toContain(other.orgId);
+    const approved = await browser.fetch('/authorize/approve', {
+      form: { request: inputValue(html, 'request'), handle: inputValue(html, 'handle'), org: other.orgId, scope: ['project:read'], decision: 'approve' },
+    });
+    const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
+    const tokens = await json(await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier }));
+    const client = await mcpClient(tokens.access_token);
+    const projects = (await call(client, 'listProjects')).value;
+    expect(projects.org_uuid).toBe(other.orgId);
+    expect(projects.projects.map((p: any) => p.uuid)).toEqual([other.projectId]);
+    expect((await call(client, 'getProject', { projectId: t.projectId })).error).toMatchObject({ status: 404, code: 'not_found' });
+    await client.close();
+  });
+});
+
+describe('tools, resources and prompts with every scope', () => {
+  let client: Client;
+  let tokenFromAssistant: string;
+
+  beforeAll(async () => {
+    const connected = await connectAssistant(t.user.email, ALL_SCOPES, t.orgId);
+    client = await mcpClient(connected.accessToken);
+  });
+  afterAll(async () => client?.close());
+
+  it('lists every tool per area with its parameters and hints', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'compareReports', 'createApiToken', 'createUploadPass', 'getDataHealthSummary', 'getJob', 'getPortfolioHistory', 'getPortfolioState',
+      'getProject', 'getReportSection', 'getReportSummary', 'getSubjectContent', 'listActivity', 'listCredentials', 'listDataHealthRuns',
+      'listJobs', 'listPortfolios', 'listProjects', 'listReportExports', 'listSubjects', 'rankPortfolioFixes', 'rateSubject', 'renderReport',
+      'resolveDataHealthRef', 'searchReport', 'simulatePortfolioFixes', 'waitForJob',
+    ]);
+    const rate = tools.find((tool) => tool.name === 'rateSubject')!;
+    expect(rate.annotations).toMatchObject({ readOnlyHint: false });
+    expect(rate.inputSchema.required).toEqual(expect.arrayContaining(['projectId', 'subject', 'value']));
+    expect(tools.find((tool) => tool.name === 'listJobs')!.annotations).toMatchObject({ readOnlyHint: true });
+    // The names are the API's operation ids where an operation exists.
+    const doc = await json(await api('/api/v1/openapi.json'));
+    const operationIds = new Set(Object.values(doc.paths).flatMap((ops: any) => Object.values(ops).map((op: any) => op.operationId)));
+    expect(tools.map((tool) => tool.name).filter((name) => !operationIds.has(name))).toEqual(['waitForJob']);
+  });
+
+  it('calls the project, job and report tools with the answers the API gives', async () => {
+    expect((await call(client, 'getProject', { projectId: t.projectId })).value).toEqual(await json(await api(`/api/v1/project/${t.projectId}`, { token: t.token })));
+    const jobs = (await call(client, 'listJobs', { projectId: t.projectId, topLevel: true, status: 'COMPLETED' })).value;
+    expect(jobs.jobs.map((j: any) => j.id)).toContain(surveyId);
+    const job = (await call(client, 'getJob', { projectId: t.projectId, jobId: surveyId })).value;
+    expect(job).toEqual(await json(await api(`${P(t.projectId)}/v1/job/${surveyId}`, { token: t.token })));
+    const waited = (await call(client, 'waitForJob', { projectId: t.projectId, jobId: surveyId, timeoutSeconds: 1 })).value;
+    expect(waited).toMatchObject({ finished: true, job: { id: surveyId, status: 'COMPLETED' } });
+
+    let composition = '';
+    for (const reportId of reportIds) {
+      const summary = (await call(client, 'getReportSummary', { projectId: t.projectId, reportId })).value;
+      if (summary.type === 'composition') composition = reportId;
+      expect(summary).toEqual(await json(await api(`${P(t.projectId)}/v1/report/${reportId}/summary`, { token: t.token })));
+      const section = summary.sections.find((s: any) => s.kind === 'list');
+      if (section) {
+        const page = (await call(client, 'getReportSection', { projectId: t.projectId, reportId, section: section.name, limit: 5 })).value;
+        expect(page).toEqual(await json(await api(`${P(t.projectId)}/v1/report/${reportId}/section/${section.name}?limit=5`, { token: t.token })));
+      }
+    }
+    const search = await call(client, 'searchReport', { projectId: t.projectId, reportId: composition, query: 'lodash' });
+    expect(search.ok).toBe(true);
+    const from = firstReportIds[reportIds.indexOf(composition)];
+    const compared = await call(client, 'compareReports', { projectId: t.projectId, from, to: composition });
+    expect(compared.value).toEqual(await json(await api(`${P(t.projectId)}/v1/report/compare?from=${from}&to=${composition}`, { token: t.token })));
+    const exports_ = (await call(client, 'listReportExports', { projectId: t.projectId, reportId: composition })).value;
+    expect(exports_.formats[0]).toEqual({ format: 'json', url: `${API}${P(t.projectId)}/v1/report/${composition}/export/json`, provenance: `${API}${P(t.projectId)}/v1/report/${composition}/export/json/provenance` });
+    const rendered = (await call(client, 'renderReport', { projectId: t.projectId, reportId: composition })).value;
+    expect(Object.keys(rendered.renderSubJobIds).sort()).toEqual(['csv', 'html', 'pdf', 'pptx', 'xlsx']);
+    const entry = (await activityRows(t.orgId, 'report.rendered')).at(-1)!;
+    expect(entry).toMatchObject({ actor_kind: 'connected_app', actor_id: t.user.id, data: { reportId: composition } });
+  });
+
+  it('calls the portfolio, subject, data-health and activity tools', async () => {
+    const { portfolios } = (await call(client, 'listPortfolios', { projectId: t.projectId })).value;
+    const builtIn = portfolios.find((p: any) => p.is_implicit);
+    const portfolioId = builtIn.portfolio_id;
+    const state = (await call(client, 'getPortfolioState', { projectId: t.projectId, portfolioId })).value;
+    expect(state).toEqual(await json(await api(`${P(t.projectId)}/v1/portfolio/${portfolioId}/state`, { token: t.token })));
+    const ranked = (await call(client, 'rankPortfolioFixes', { projectId: t.projectId, portfolioId, limit: 5 })).value;
+    expect(ranked).toEqual(await json(await api(`${P(t.projectId)}/v1/portfolio/${portfolioId}/rank?limit=5&summary=true`, { token: t.token })));
+    if (ranked.rows.length) {
+      const simulated = (await call(client, 'simulatePortfolioFixes', { projectId: t.projectId, portfolioId, fixes: [{ item_key: ranked.rows[0].item_key }] })).value;
+      expect(simulated.projected.projected).toBe(true);
+    }
+    expect((await call(client, 'simulatePortfolioFixes', { projectId: t.projectId, portfolioId, fixes: [{ item_key: 'pkg:npm/not-ranked' }] })).error).toMatchObject({ status: 400 });
+    const history = (await call(client, 'getPortfolioHistory', { projectId: t.projectId, portfolioId, axis: 'vuln' })).value;
+    expect(history.rows.every((r: any) => r.axis === 'vuln')).toBe(true);
+
+    const subjects = (await call(client, 'listSubjects', { projectId: t.projectId })).value;
+    expect(JSON.stringify(subjects)).toContain('shop');
+    const content = (await call(client, 'getSubjectContent', { projectId: t.projectId, subject: 'shop', limit: 2 })).value;
+    expect(content).toMatchObject({ limit: 2, offset: 0 });
+    const rating = (await call(client, 'rateSubject', { projectId: t.projectId, subject: 'shop', value: 'high', rationale: 'customer-facing' })).value;
+    expect(rating).toMatchObject({ value: 'high' });
+    expect((await activityRows(t.orgId, 'subject.rated')).at(-1)).toMatchObject({ actor_kind: 'connected_app', data: { subject: 'shop', value: 'high' } });
+
+    expect((await call(client, 'getDataHealthSummary', { projectId: t.projectId })).value.subjects.length).toBeGreaterThan(0);
+    const runs = (await call(client, 'listDataHealthRuns', { projectId: t.projectId, limit: 5 })).value;
+    expect(runs.runs.length).toBeGreaterThan(0);
+    const resolved = await call(client, 'resolveDataHealthRef', { projectId: t.projectId, ref: surveyId });
+    expect(resolved.ok).toBe(true);
+
+    const activity = (await call(client, 'listActivity', { actions: ['subject.rated'], limit: 5 })).value;
+    expect(activity.entries[0]).toMatchObject({ action: 'subject.rated' });
+  });
+
+  it('creates an API token lasting one hour and an upload pass lasting 48 hours, under the app, never beyond the person', async () => {
+    const created = (await call(client, 'createApiToken', { projectId: t.projectId, permissions: ['project:view'], name: 'for the assistant' })).value;
+    expect(created).toMatchObject({ kind: 'api_token', permissions: ['project:view'], bearer_token: expect.any(String) });
+    expect(Date.parse(created.expiresAt) - Date.parse(created.createdAt)).toBe(3_600_000);
+    expect((await api(`${P(t.projectId)}/v1/job?limit=1`, { token: created.bearer_token })).status).toBe(200);
+    tokenFromAssistant = created.bearer_token;
+    const pass = (await call(client, 'createUploadPass', { projectId: t.projectId })).value;
+    expect(Date.parse(pass.expiresAt) - Date.parse(pass.createdAt)).toBe(48 * 3_600_000);
+    expect(pass.parentJti).toEqual(created.parentJti);
+    expect((await call(client, 'createApiToken', { projectId: t.projectId, permissions: ['no:such'] })).error).toMatchObject({ status: 400, code: 'invalid_request' });
+    const listed = (await call(client, 'listCredentials', { projectId: t.projectId })).value;
+    expect(listed.map((c: any) => c.jti)).toEqual(expect.arrayContaining([created.jti, pass.jti, created.parentJti]));
+    expect(tokenFromAssistant).toBeTruthy();
+  });
+
+  it('reads every resource and gets both prompts', async () => {
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(['posture://docs/analysis.md', 'posture://docs/cli.md', 'posture://docs/openapi.json', 'posture://docs/scoring.md', 'posture://docs/specification.md']);
+    for (const resource of resources) {
+      const read = await client.readResource({ uri: resource.uri });
+      expect(text(read).length, resource.uri).toBeGreaterThan(1000);
+    }
+    const openapi = JSON.parse(text(await client.readResource({ uri: 'posture://docs/openapi.json' })));
+    expect(openapi.paths['/api/v1/project/{projectId}/v1/portfolio/{portfolioId}/rank'].get.operationId).toBe('rankPortfolioFixes');
+    expect(text(await client.readResource({ uri: 'posture://docs/specification.md' }))).toContain('# Posture Analysis Service: Interface Specification');
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(['changes-since-last-survey', 'fix-first']);
+    const prompt = await client.getPrompt({ name: 'fix-first', arguments: { projectId: t.projectId } });
+    expect(JSON.stringify(prompt.messages)).toContain('rankPortfolioFixes');
+  });
+
+  it('refuses the dashboard host with 403 api_host_required', async () => {
+    const connected = await connectAssistant(t.user.email, ['project:read'], t.orgId);
+    const res = await exports.default.fetch(new Request(`http://${env.DASHBOARD_HOST}/mcp`, {
+      method: 'POST', headers: { authorization: `Bearer ${connected.accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: env.DASHBOARD_HOST },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    }));
+    await expectError(res, 403, 'api_host_required');
+  });
+});
+
+describe('scopes and the person\'s permissions', () => {
+  it('a read-only grant reads but cannot rate, render or create credentials; without docs it reads no documentation', async () => {
+    const connected = await connectAssistant(t.user.email, ['project:read'], t.orgId);
+    const client = await mcpClient(connected.accessToken);
+    expect((await call(client, 'listSubjects', { projectId: t.projectId })).ok).toBe(true);
+    expect((await call(client, 'rateSubject', { projectId: t.projectId, subject: 'shop', value: 'low' })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:write' });
+    expect((await call(client, 'renderReport', { projectId: t.projectId, reportId: reportIds[0] })).error).toMatchObject({ code: 'permission_denied', permission: 'project:write' });
+    expect((await call(client, 'createApiToken', { projectId: t.projectId, permissions: ['project:view'] })).error).toMatchObject({ code: 'permission_denied', permission: 'credentials:create' });
+    expect((await call(client, 'createUploadPass', { projectId: t.projectId })).error).toMatchObject({ code: 'permission_denied' });
+    await expect(client.readResource({ uri: 'posture://docs/scoring.md' })).rejects.toThrow(/documentation/);
+    await client.close();
+  });
+
+  it('a token the assistant creates holds at most what its scopes let through', async () => {
+    const connected = await connectAssistant(t.user.email, ['project:read', 'credentials:create'], t.orgId);
+    const client = await mcpClient(connected.accessToken);
+    expect((await call(client, 'createApiToken', { projectId: t.projectId, permissions: ['project:edit'] })).error).toMatchObject({ status: 400, code: 'invalid_request' });
+    expect((await call(client, 'createApiToken', { projectId: t.projectId, permissions: ['project:view', 'project:portfolio:view'] })).ok).toBe(true);
+    await client.close();
+  });
+
+  it('never exceeds the person: a Viewer who ticks everything still cannot change anything', async () => {
+    const viewer = await addPerson(t, 'Viewer', 'viewer');
+    const connected = await connectAssistant(viewer.user.email, ALL_SCOPES);
+    const client = await mcpClient(connected.accessToken);
+    expect((await call(client, 'getReportSummary', { projectId: t.projectId, reportId: reportIds[0] })).ok).toBe(true);
+    expect((await call(client, 'rateSubject', { projectId: t.projectId, subject: 'shop', value: 'low' })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:portfolio:rate' });
+    expect((await call(client, 'renderReport', { projectId: t.projectId, reportId: reportIds[0] })).error).toMatchObject({ permission: 'project:edit' });
+    expect((await call(client, 'createUploadPass', { projectId: t.projectId })).error).toMatchObject({ permission: 'project:edit' });
+    expect((await call(client, 'listActivity', {})).error).toMatchObject({ permission: 'org:view_activity_log' });
+    await client.close();
+  });
+
+  it('never reaches another tenant\'s project or a project the person does not reach', async () => {
+    const stranger = await newTenant('stranger');
+    const unreached = await addProject(t);
+    const member = await addPerson(t, 'Member', 'narrow');
+    // The member's team reaches every project; move them to a team that reaches none.
+    await env.DB.prepare('UPDATE teams SET all_projects = 0 WHERE id IN (SELECT team_id FROM team_members WHERE user_id = ?)').bind(member.user.id).run();
+    const connected = await connectAssistant(t.user.email, ALL_SCOPES, t.orgId);
+    const client = await mcpClient(connected.accessToken);
+    for (const projectId of [stranger.projectId, crypto.randomUUID()]) {
+      expect((await call(client, 'getProject', { projectId })).error).toMatchObject({ status: 404, code: 'not_found' });
+      expect((await call(client, 'listJobs', { projectId })).error).toMatchObject({ status: 404 });
+      expect((await call(client, 'createUploadPass', { projectId })).error).toMatchObject({ status: 404 });
+    }
+    expect((await call(client, 'getProject', { projectId: unreached })).ok).toBe(true);
+    await client.close();
+    const narrow = await connectAssistant(member.user.email, ALL_SCOPES);
+    const narrowClient = await mcpClient(narrow.accessToken);
+    expect((await call(narrowClient, 'listProjects')).value.projects).toEqual([]);
+    expect((await call(narrowClient, 'listSubjects', { projectId: t.projectId })).error).toMatchObject({ status: 404 });
+    await narrowClient.close();
+  });
+});
+
+describe('connected apps: disconnecting and removal', () => {
+  it('canceling the app from any project it reaches disconnects it at once and cancels what it created', async () => {
+    const second = await addProject(t);
+    const connected = await connectAssistant(t.user.email, ALL_SCOPES, t.orgId);
+    const client = await mcpClient(connected.accessToken);
+    const token = (await call(client, 'createApiToken', { projectId: t.projectId, permissions: ['project:view'] })).value;
+    const pass = (await call(client, 'createUploadPass', { projectId: t.projectId })).value;
+    const appJti = token.parentJti;
+    // Listed on both projects; canceled from the second one.
+    const session = await json(await api(`/api/v1/project/${second}/session`, { token: t.token, method: 'POST' }));
+    const onSecond = await json(await api(`${P(second)}/credential`, { token: session.jwt }));
+    expect(onSecond.find((c: any) => c.jti === appJti)).toMatchObject({ kind: 'connected_app', revokedAt: null });
+    expect((await api(`${P(second)}/credential/${appJti}`, { token: session.jwt, method: 'DELETE' })).status).toBe(204);
+
+    const refused = await exports.default.fetch(new Request(`${API}/mcp`, {
+      method: 'POST', headers: { authorization: `Bearer ${connected.accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    }));
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('invalid_token');
+    await expect(call(client, 'listProjects')).rejects.toThrow();
+    await expectError(await api(`${P(t.projectId)}/v1/job?limit=1`, { token: token.bearer_token }), 401, 'token_revoked');
+    const listed = await json(await api(`${P(t.projectId)}/credential`, { token: t.token }));
+    for (const jti of [appJti, token.jti, pass.jti]) expect(listed.find((c: any) => c.jti === jti)?.revokedAt, jti).toEqual(expect.any(String));
+    // Its refresh token stops too.
+    expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: connected.refreshToken, client_id: connected.clientId })).status).toBe(400);
+    const entry = (await activityRows(t.orgId, 'connected_app.disconnected')).find((r) => r.data.jti === appJti)!;
+    expect(entry.data).toMatchObject({ reason: 'canceled', canceled: expect.arrayContaining([token.jti, pass.jti]) });
+  });
+
+  it('removing the person from the organization disconnects their assistants there on the next call', async () => {
+    const member = await addPerson(t, 'Member', 'leaver');
+    const connected = await connectAssistant(member.user.email, ['project:read', 'credentials:create']);
+    const client = await mcpClient(connected.accessToken);
+    const token = (await call(client, 'createApiToken', { projectId: t.projectId, permissions: ['project:view'] })).value;
+    expect((await api(`/api/v1/org/${t.orgId}/user/${member.user.id}`, { token: t.token, method: 'DELETE' })).status).toBe(204);
+    await expect(call(client, 'listProjects')).rejects.toThrow();
+    await expectError(await api(`${P(t.projectId)}/v1/job?limit=1`, { token: token.bearer_token }), 401, 'token_revoked');
+    const entry = (await activityRows(t.orgId, 'connected_app.disconnected')).find((r) => r.data.jti === token.parentJti)!;
+    expect(entry.data).toMatchObject({ reason: 'member_removed', userId: member.user.id });
+  });
+});
+
+describe('a new person signs up through the assistant\'s sign-in', () => {
+  it('creates their organization and approves for it', async () => {
+    const email = uniqueEmail('newcomer');
+    const connected = await connectAssistant(email, ['project:read']);
+    const client = await mcpClient(connected.accessToken);
+    const mine = (await call(client, 'listProjects')).value;
+    expect(mine.projects).toHaveLength(1);
+    await client.close();
   });
 });

@@ -169,3 +169,18 @@ export async function letRendersFinish(tenants: { projectId: string; token: stri
     }
   }
 }
+
+/** Delivers every scoring message the project object has waiting, as the scoring queue would, until none is left. */
+export async function settleScoring(t: { projectId: string }): Promise<void> {
+  for (let round = 0; round < 10; round++) {
+    const work = await runInDurableObject(projectStub(env, t.projectId), (_i, state) =>
+      state.storage.sql.exec<{ portfolio_id: string; generation: number; cause: string }>('SELECT portfolio_id, generation, cause FROM scoring_work').toArray());
+    if (!work.length) return;
+    for (const w of work) {
+      const { id, result } = await deliver({ projectId: t.projectId, portfolioId: w.portfolio_id, generation: w.generation, cause: w.cause }, { queue: 'posture-scoring' });
+      expect(result.explicitAcks).toEqual([id]);
+    }
+  }
+  const left = await runInDurableObject(projectStub(env, t.projectId), (_i, state) => state.storage.sql.exec('SELECT * FROM scoring_work').toArray());
+  throw new Error(`scoring did not settle: ${JSON.stringify(left)}`);
+}

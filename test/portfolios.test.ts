@@ -11,27 +11,13 @@ import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.
 import { api, expectError, json, newTenant } from './helpers';
 import { dataTenant } from './data-plane';
 import { activityRows, addPerson, apiToken } from './people';
-import { analysed, buildReports, deliver, letRendersFinish, P, sbom, startSurvey, uploaded } from './pipeline';
+import { analysed, buildReports, deliver, letRendersFinish, P, sbom, settleScoring, startSurvey, uploaded } from './pipeline';
 
 const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 const portfolioPath = (t: T, id = '') => `${P(t.projectId)}/v1/portfolio${id ? `/${id}` : ''}`;
 
-/** Delivers every scoring message the project object has waiting, as the scoring queue would, until none is left. */
-async function settleScoring(t: { projectId: string }): Promise<void> {
-  for (let round = 0; round < 10; round++) {
-    const work = await runInDurableObject(projectStub(env, t.projectId), (_i, state) =>
-      state.storage.sql.exec<{ portfolio_id: string; generation: number; cause: string }>('SELECT portfolio_id, generation, cause FROM scoring_work').toArray());
-    if (!work.length) return;
-    for (const w of work) {
-      const { id, result } = await deliver({ projectId: t.projectId, portfolioId: w.portfolio_id, generation: w.generation, cause: w.cause }, { queue: 'posture-scoring' });
-      expect(result.explicitAcks).toEqual([id]);
-    }
-  }
-  const left = await runInDurableObject(projectStub(env, t.projectId), (_i, state) => state.storage.sql.exec('SELECT * FROM scoring_work').toArray());
-  throw new Error(`scoring did not settle: ${JSON.stringify(left)}`);
-}
 
 /**
  * Runs `check` while the portfolio's scoring is held back: the scoring queue delivers on its own, so a

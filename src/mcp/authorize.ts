@@ -47,7 +47,8 @@ function page(c: Context<AppEnv>, html: string, status: 200 | 400 = 200, extra?:
   headers.set('content-type', 'text/html; charset=utf-8');
   headers.set('content-security-policy', PAGE_CSP);
   headers.set('x-frame-options', 'DENY');
-  headers.set('referrer-policy', 'no-referrer');
+  // same-origin: the emailed link's token never leaves in a Referer, and form posts keep their Origin.
+  headers.set('referrer-policy', 'same-origin');
   headers.set('cache-control', 'no-store');
   headers.set('x-content-type-options', 'nosniff');
   headers.set('x-request-id', c.var.requestId);

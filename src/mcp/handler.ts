@@ -10,7 +10,7 @@ import { checkRateLimit } from '../middleware/rate-limit';
 import { MCP_PATH, type AssistantProps } from './oauth';
 import { buildServer } from './server';
 
-const isDashboardHost = (request: Request, env: Env) =>
+export const isDashboardHost = (request: Request, env: Env) =>
   !!env.DASHBOARD_HOST && new URL(request.url).hostname.toLowerCase() === env.DASHBOARD_HOST.toLowerCase();
 
 /** A refused credential as OAuth clients expect it: 401 with `invalid_token`, so they sign in again. */
@@ -19,12 +19,14 @@ function refused(error: ApiError, requestId: string): Response {
   return errorResponse(error, { 'WWW-Authenticate': challenge, 'X-Request-Id': requestId });
 }
 
+/** 403 `api_host_required`: assistants call the API host, never the dashboard's (spec part 5 rule 5). */
+export const dashboardRefusal = (env: Env) =>
+  errorResponse(new ApiError('api_host_required', `Assistants must call the API host ${env.API_HOST}, not the dashboard.`), { 'X-Request-Id': crypto.randomUUID() });
+
 export const mcpApiHandler = {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const requestId = crypto.randomUUID();
-    if (isDashboardHost(request, env)) {
-      return errorResponse(new ApiError('api_host_required', `Assistants must call the API host ${env.API_HOST}, not the dashboard.`), { 'X-Request-Id': requestId });
-    }
+    if (isDashboardHost(request, env)) return dashboardRefusal(env);
     let app: Principal;
     try {
       app = await loadConnectedApp(env.DB, (ctx.props as AssistantProps | undefined)?.appJti ?? '');
