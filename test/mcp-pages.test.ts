@@ -268,7 +268,9 @@ describe('MCP OAuth pages', () => {
     expect(p.text).toContain(`We sent a sign-in link to ${EMAIL}, if that address can sign in to Posture.`);
     expect(p.text).toContain('Open the link in this same browser.');
     expect(p.text).toContain('valid for 15 minutes and works once');
-    expect(p.text).toContain('wrangler dev');
+    // The local-development hint only where the service runs locally.
+    expect(p.text).not.toContain('wrangler dev');
+    expect(page(checkEmailPage({ email: EMAIL, local: true })).text).toContain('wrangler dev');
     expect(p.tags('form')).toHaveLength(0);
     expect(p.all.some((e) => attr(e, 'role') === 'alert')).toBe(false);
   });

@@ -175,11 +175,12 @@ describe('tools, resources and prompts with every scope', () => {
   it('lists every tool per area with its parameters and hints', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
-      'compareReports', 'createApiToken', 'createUploadPass', 'getDataHealthSummary', 'getJob', 'getPortfolioHistory', 'getPortfolioState',
+      'compareReports', 'createApiToken', 'createPortfolio', 'createUploadPass', 'deletePortfolio', 'getDataHealthSummary', 'getJob', 'getPortfolioHistory', 'getPortfolioState',
       'getProject', 'getReportSection', 'getReportSummary', 'getSubjectContent', 'listActivity', 'listCredentials', 'listDataHealthRuns',
       'listJobs', 'listPortfolios', 'listProjects', 'listReportExports', 'listSubjects', 'rankPortfolioFixes', 'rateSubject', 'renderReport',
-      'resolveDataHealthRef', 'searchReport', 'simulatePortfolioFixes', 'waitForJob',
+      'resolveDataHealthRef', 'searchReport', 'simulatePortfolioFixes', 'updatePortfolio', 'waitForJob',
     ]);
+    expect(tools.find((tool) => tool.name === 'deletePortfolio')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     const rate = tools.find((tool) => tool.name === 'rateSubject')!;
     expect(rate.annotations).toMatchObject({ readOnlyHint: false });
     expect(rate.inputSchema.required).toEqual(expect.arrayContaining(['projectId', 'subject', 'value']));
@@ -238,6 +239,15 @@ describe('tools, resources and prompts with every scope', () => {
     expect((await call(client, 'simulatePortfolioFixes', { projectId: t.projectId, portfolioId, fixes: [{ item_key: 'pkg:npm/not-ranked' }] })).error).toMatchObject({ status: 400 });
     const history = (await call(client, 'getPortfolioHistory', { projectId: t.projectId, portfolioId, axis: 'vuln' })).value;
     expect(history.rows.every((r: any) => r.axis === 'vuln')).toBe(true);
+
+    const created = (await call(client, 'createPortfolio', { projectId: t.projectId, name: 'Shop by assistant', members: ['shop'] })).value;
+    expect(created).toMatchObject({ name: 'Shop by assistant', members: [{ member_type: 'subject', value: 'shop' }] });
+    const renamed = (await call(client, 'updatePortfolio', { projectId: t.projectId, portfolioId: created.portfolio_id, name: 'Shop (assistant)' })).value;
+    expect(renamed).toMatchObject({ name: 'Shop (assistant)' });
+    expect((await call(client, 'updatePortfolio', { projectId: t.projectId, portfolioId, name: 'x' })).error).toMatchObject({ status: 400 });
+    expect((await call(client, 'deletePortfolio', { projectId: t.projectId, portfolioId: created.portfolio_id })).value).toEqual({ deleted: created.portfolio_id });
+    await expectError(await api(`${P(t.projectId)}/v1/portfolio/${created.portfolio_id}`, { token: t.token }), 404, 'not_found');
+    expect((await activityRows(t.orgId, 'portfolio.deleted')).at(-1)).toMatchObject({ actor_kind: 'connected_app', data: { portfolioId: created.portfolio_id } });
 
     const subjects = (await call(client, 'listSubjects', { projectId: t.projectId })).value;
     expect(JSON.stringify(subjects)).toContain('shop');
@@ -305,6 +315,7 @@ describe('scopes and the person\'s permissions', () => {
     expect((await call(client, 'listSubjects', { projectId: t.projectId })).ok).toBe(true);
     expect((await call(client, 'rateSubject', { projectId: t.projectId, subject: 'shop', value: 'low' })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:write' });
     expect((await call(client, 'renderReport', { projectId: t.projectId, reportId: reportIds[0] })).error).toMatchObject({ code: 'permission_denied', permission: 'project:write' });
+    expect((await call(client, 'createPortfolio', { projectId: t.projectId, name: 'nope' })).error).toMatchObject({ code: 'permission_denied', permission: 'project:write' });
     expect((await call(client, 'createApiToken', { projectId: t.projectId, permissions: ['project:view'] })).error).toMatchObject({ code: 'permission_denied', permission: 'credentials:create' });
     expect((await call(client, 'createUploadPass', { projectId: t.projectId })).error).toMatchObject({ code: 'permission_denied' });
     await expect(client.readResource({ uri: 'posture://docs/scoring.md' })).rejects.toThrow(/documentation/);

@@ -69,7 +69,8 @@ const NOT_THIS_BROWSER = 'This sign-in is not waiting in this browser any more: 
 
 async function clientFacts(api: OAuthHelpers, request: AuthRequest): Promise<ClientFacts> {
   const consent = await api.describeConsent(request);
-  return { clientName: consent.clientName, redirectHost: consent.redirectHost, redirectIsLoopback: consent.redirectIsLoopback };
+  // The host with its port: on this computer the port is what tells two apps apart.
+  return { clientName: consent.clientName, redirectHost: new URL(consent.redirectUri).host, redirectIsLoopback: consent.redirectIsLoopback };
 }
 
 /** The organizations a person may approve an assistant for, by name. */
@@ -140,7 +141,7 @@ export const authorizeRouter = createRouter()
       `${base}${AUTHORIZE_PATH}/continue?request=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`);
     await savePending(c.env, id, { ...pending, email: normalizeEmail(email) });
     // The same answer whether or not the address can sign in: nobody learns who has an account.
-    return page(c, checkEmailPage({ email }));
+    return page(c, checkEmailPage({ email, local: ['localhost', '127.0.0.1'].includes(new URL(base).hostname) }));
   })
   .get(`${AUTHORIZE_PATH}/continue`, async (c) => {
     // Opening the link uses nothing up (mail scanners open links): the person confirms with a button.

@@ -32,7 +32,7 @@ export const SCOPE_INFO: Record<Scope, ScopeInfo> = {
   },
   'project:write': {
     label: 'Change and delete project data',
-    description: 'Rate subjects, resolve data-health runs, re-render and regenerate reports, change portfolios.',
+    description: 'Rate how critical subjects are, create, change and delete portfolios, and render report documents again.',
     byDefault: false,
     permissions: ['project:edit', 'project:admin', 'project:portfolio:rate'],
   },

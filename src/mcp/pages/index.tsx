@@ -87,7 +87,7 @@ export function signInPage(input: ClientFacts & { action: string; requestId: str
 }
 
 /** "Check your email": the sign-in link is on its way (if the address can sign in). */
-export function checkEmailPage(input: { email: string }): string {
+export function checkEmailPage(input: { email: string; local?: boolean }): string {
   return render(
     <Document title="Check your email">
       <MailIcon />
@@ -100,12 +100,14 @@ export function checkEmailPage(input: { email: string }): string {
         <li>It is valid for 15 minutes and works once.</li>
       </ul>
       <p class="muted small">No email after a few minutes? Check your spam folder, or start connecting again from your assistant.</p>
-      <div class="callout callout-info">
-        <p>
-          Running Posture locally with <span class="mono">wrangler dev</span>? No email is sent: the message is written to a file, and the
-          dev server logs its path.
-        </p>
-      </div>
+      {input.local ? (
+        <div class="callout callout-info">
+          <p>
+            Running Posture locally with <span class="mono">wrangler dev</span>? No email is sent: the message is written to a file, and the
+            dev server logs its path.
+          </p>
+        </div>
+      ) : null}
     </Document>,
   );
 }

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import type { JsonObject } from '../../lib/json';
 import { withPortfolioData } from '../../project/client';
-import { rankText, simulate, stateText } from '../../routes/portfolios/portfolios.service';
-import { onProject } from '../context';
+import { createPortfolio, deletePortfolio, rankText, simulate, stateText, updatePortfolio } from '../../routes/portfolios/portfolios.service';
+import { onProject, type ToolContext } from '../context';
 import type { ToolRegistry } from '../server';
 import { limit, offset, projectId, uuid } from './common';
 
@@ -15,6 +15,15 @@ const Fix = z.object({
   dependency: z.string().optional().describe('Fix only this library the row bundles.'),
   upgrade_to: z.string().optional().describe('The version to upgrade to (checked against the vulnerability data).'),
 });
+
+const Member = z.union([
+  z.string().min(1).describe('A subject name.'),
+  z.object({ type: z.enum(['subject', 'package']), value: z.string().min(1).describe('A subject name, or a package URL without a version.') }),
+]);
+
+/** The assistant changing portfolios of a project: the same permissions as the HTTP operations. */
+const changer = async (context: ToolContext, project: string) =>
+  ({ principal: await onProject(context, project, ['project:portfolio:view', 'project:edit']), projectId: project, traceId: context.requestId });
 
 export function registerPortfolioTools({ tool }: ToolRegistry): void {
   tool('listPortfolios', {
@@ -60,5 +69,28 @@ export function registerPortfolioTools({ tool }: ToolRegistry): void {
   }, async ({ projectId: project, portfolioId, axis }, context) => {
     await onProject(context, project, ['project:portfolio:view']);
     return withPortfolioData<JsonObject>(context.env, project, (stub) => stub.portfolioHistory({ portfolioId, axis }));
+  });
+
+  tool('createPortfolio', {
+    title: 'Create a portfolio',
+    description: 'A named set of subjects (and packages) scored together; scored on the queue at once (state answers unscored until then).',
+    input: z.object({ projectId, name: z.string().trim().min(1).max(200), members: z.array(Member).max(1000).optional() }),
+    scope: 'project:write', readOnly: false,
+  }, async ({ projectId: project, ...body }, context) => createPortfolio(context.env, await changer(context, project), body));
+
+  tool('updatePortfolio', {
+    title: 'Rename a portfolio or replace its members',
+    description: 'A new member list replaces the whole list and rescores the portfolio. The built-in portfolio cannot be changed.',
+    input: PortfolioInput.extend({ name: z.string().trim().min(1).max(200).optional(), members: z.array(Member).max(1000).optional() }),
+    scope: 'project:write', readOnly: false,
+  }, async ({ projectId: project, portfolioId, ...body }, context) => updatePortfolio(context.env, await changer(context, project), portfolioId, body));
+
+  tool('deletePortfolio', {
+    title: 'Delete a portfolio',
+    description: 'Its subjects and ratings are untouched. The built-in portfolio cannot be deleted.',
+    input: PortfolioInput, scope: 'project:write', readOnly: false, destructive: true,
+  }, async ({ projectId: project, portfolioId }, context) => {
+    await deletePortfolio(context.env, await changer(context, project), portfolioId);
+    return { deleted: portfolioId };
   });
 }

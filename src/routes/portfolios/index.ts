@@ -6,7 +6,7 @@ import { createRouter } from '../../lib/router';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../lib/context';
 import { withPortfolioData } from '../../project/client';
-import { rankText, simulate, stateText } from './portfolios.service';
+import { createPortfolio, deletePortfolio, rankText, simulate, stateText, updatePortfolio, type Changer } from './portfolios.service';
 import * as routes from './portfolios.routes';
 
 const data = withPortfolioData;
@@ -15,6 +15,8 @@ async function activity(c: Context<AppEnv>, projectId: string, action: ActivityA
   await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action, data: payload, traceId: c.var.requestId });
 }
 
+const changer = (c: Context<AppEnv>, projectId: string): Changer => ({ principal: c.var.principal, projectId, traceId: c.var.requestId });
+
 export const portfoliosRouter = createRouter()
   .openapi(routes.listPortfolios, async (c) => {
     const { projectId } = c.req.valid('param');
@@ -22,9 +24,7 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.createPortfolio, async (c) => {
     const { projectId } = c.req.valid('param');
-    const portfolio = await data<JsonObject>(c.env, projectId, (stub) => stub.createPortfolio(c.req.valid('json')));
-    await activity(c, projectId, 'portfolio.created', { portfolioId: portfolio.portfolio_id as string, name: portfolio.name as string });
-    return c.json(portfolio as never, 201);
+    return c.json(await createPortfolio(c.env, changer(c, projectId), c.req.valid('json')) as never, 201);
   })
   .openapi(routes.getPortfolio, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
@@ -32,15 +32,11 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.updatePortfolio, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    const body = c.req.valid('json');
-    const portfolio = await data<JsonObject>(c.env, projectId, (stub) => stub.updatePortfolio({ portfolioId, ...body }));
-    await activity(c, projectId, 'portfolio.updated', { portfolioId, name: portfolio.name as string, membersReplaced: body.members !== undefined });
-    return c.json(portfolio as never, 200);
+    return c.json(await updatePortfolio(c.env, changer(c, projectId), portfolioId, c.req.valid('json')) as never, 200);
   })
   .openapi(routes.deletePortfolio, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    const { name } = await data<{ name: string }>(c.env, projectId, (stub) => stub.deletePortfolio(portfolioId));
-    await activity(c, projectId, 'portfolio.deleted', { portfolioId, name });
+    await deletePortfolio(c.env, changer(c, projectId), portfolioId);
     return c.body(null, 204);
   })
   .openapi(routes.portfolioHistory, async (c) => {

@@ -1,7 +1,11 @@
 // Portfolio operations shared by the HTTP handlers and the MCP tools: the stored rank and state
 // answered as JSON text, and simulation (fixes resolved here; an upgrade is checked against the
 // vulnerability database in D1; the projection computed from the stored model).
+import type { Principal } from '../../auth/principal';
+import { recordActivity, type ActivityAction } from '../../control/activity';
+import { controlDb } from '../../control/db';
 import type { Env } from '../../env';
+import type { JsonObject } from '../../lib/json';
 import { packageOf } from '../../analysis/vulns/ecosystem';
 import { matchPackage } from '../../analysis/vulns/match';
 import { withPortfolioData } from '../../project/client';
@@ -53,4 +57,36 @@ export async function simulate(env: Env, projectId: string, portfolioId: string,
   const rows = storedRows(inputs);
   const resolved = await resolveFixes(fixes, rows, upgradeCheck(env));
   return simulation(inputs.model, resolved, rank ? [...rows.values()] : undefined);
+}
+
+/** Who changes a portfolio, for its activity entry. */
+export interface Changer {
+  principal: Principal;
+  projectId: string;
+  traceId: string;
+}
+
+const record = (env: Env, by: Changer, action: ActivityAction, data: JsonObject) =>
+  recordActivity(controlDb(env.DB), { orgId: by.principal.orgId, projectId: by.projectId, actor: by.principal, action, data, traceId: by.traceId });
+
+export type MemberSpec = string | { type: string; value: string };
+
+/** Creates a portfolio (scored on the queue at once) and records `portfolio.created`. */
+export async function createPortfolio(env: Env, by: Changer, body: { name: string; members?: MemberSpec[] }): Promise<JsonObject> {
+  const portfolio = await withPortfolioData<JsonObject>(env, by.projectId, (stub) => stub.createPortfolio(body));
+  await record(env, by, 'portfolio.created', { portfolioId: portfolio.portfolio_id as string, name: portfolio.name as string });
+  return portfolio;
+}
+
+/** Renames a portfolio or replaces its members (rescored), and records `portfolio.updated`. */
+export async function updatePortfolio(env: Env, by: Changer, portfolioId: string, body: { name?: string; members?: MemberSpec[] }): Promise<JsonObject> {
+  const portfolio = await withPortfolioData<JsonObject>(env, by.projectId, (stub) => stub.updatePortfolio({ portfolioId, ...body }));
+  await record(env, by, 'portfolio.updated', { portfolioId, name: portfolio.name as string, membersReplaced: body.members !== undefined });
+  return portfolio;
+}
+
+/** Deletes a portfolio and records `portfolio.deleted`. */
+export async function deletePortfolio(env: Env, by: Changer, portfolioId: string): Promise<void> {
+  const { name } = await withPortfolioData<{ name: string }>(env, by.projectId, (stub) => stub.deletePortfolio(portfolioId));
+  await record(env, by, 'portfolio.deleted', { portfolioId, name });
 }
