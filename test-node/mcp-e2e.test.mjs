@@ -274,10 +274,10 @@ describe('an assistant connects to the MCP server under wrangler dev', () => {
   it('lists the tools, resources and prompts', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
-      'compareReports', 'createApiToken', 'createUploadPass', 'getDataHealthSummary', 'getJob', 'getPortfolioHistory', 'getPortfolioState',
+      'compareReports', 'createApiToken', 'createPortfolio', 'createUploadPass', 'deletePortfolio', 'getDataHealthSummary', 'getJob', 'getPortfolioHistory', 'getPortfolioState',
       'getProject', 'getReportSection', 'getReportSummary', 'getSubjectContent', 'listActivity', 'listCredentials', 'listDataHealthRuns',
       'listJobs', 'listPortfolios', 'listProjects', 'listReportExports', 'listSubjects', 'rankPortfolioFixes', 'rateSubject', 'renderReport',
-      'resolveDataHealthRef', 'searchReport', 'simulatePortfolioFixes', 'waitForJob',
+      'resolveDataHealthRef', 'searchReport', 'simulatePortfolioFixes', 'updatePortfolio', 'waitForJob',
     ]);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri).sort()).toEqual(['analysis.md', 'cli.md', 'openapi.json', 'scoring.md', 'specification.md'].map((f) => `posture://docs/${f}`));
