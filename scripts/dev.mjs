@@ -49,7 +49,8 @@ const imported = await new Promise((resolve) => {
 });
 if (!imported) console.error('The starter vulnerability data could not be imported: the demo project will show no known vulnerabilities.');
 
-const dev = startWranglerDev({ port, persistTo, inherit: true });
+// The MCP server's OAuth issuer and resource follow the port (README: connect to http://localhost:<port>/mcp).
+const dev = startWranglerDev({ port, persistTo, inherit: true, vars: { API_URL: `http://localhost:${port}` } });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));
 dev.on('exit', (code) => process.exit(code ?? 0));
 

@@ -3,7 +3,7 @@
 // tool and reading every resource, scopes never exceeding the person, disconnecting and member
 // removal taking effect on the next call, and other tenants never reached.
 import { env, exports } from 'cloudflare:workers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OsvRecord } from '../src/analysis/vulns/osv-types';
 import { importRecords } from '../src/vulndb/import';
@@ -96,6 +96,11 @@ describe('connecting: discovery, registration, authorize, token with PKCE, refre
     const listed = await json(await api(`${P(t.projectId)}/credential`, { token: t.token }));
     const app = listed.find((c: any) => c.kind === 'connected_app' && c.name === 'Claude <script>');
     expect(app).toMatchObject({ scopes: ['docs:read', 'project:read'], createdBy: { id: t.user.id }, revokedAt: null, permissions: null });
+    // Its use is recorded (at most once a minute), as for any credential.
+    await vi.waitFor(async () => {
+      const row = await env.DB.prepare('SELECT last_used_at FROM credentials WHERE jti = ?').bind(app.jti).first<{ last_used_at: string | null }>();
+      expect(row?.last_used_at).toEqual(expect.any(String));
+    });
     expect((await activityRows(t.orgId, 'connected_app.approved')).some((r) => r.data.jti === app.jti)).toBe(true);
   });
 
