@@ -5,6 +5,7 @@
 import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { describe, expect, it } from 'vitest';
+import { elements, textOf } from './html';
 import { PAGE_CSP, approvePage, checkEmailPage, continuePage, messagePage, signInPage } from '../src/mcp/pages';
 import type { ClientFacts, ScopeChoice } from '../src/mcp/pages';
 
@@ -34,16 +35,6 @@ const CLIENT_STRINGS = [client.clientName, client.redirectHost, ACTION, REQUEST_
 const escaped = (text: string) =>
   text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 
-function elements(node: Node, found: Element[] = []): Element[] {
-  if ('tagName' in node) found.push(node);
-  if ('childNodes' in node) for (const child of node.childNodes) elements(child, found);
-  return found;
-}
-
-function textOf(node: Node): string {
-  if (node.nodeName === '#text') return (node as DefaultTreeAdapterTypes.TextNode).value;
-  return 'childNodes' in node ? node.childNodes.map(textOf).join('') : '';
-}
 
 /** Elements that start a new line: their text is set apart from their neighbours' when read as one string. */
 const BLOCKS = new Set(['p', 'div', 'section', 'header', 'main', 'footer', 'h1', 'ul', 'li', 'dl', 'dt', 'dd', 'form', 'fieldset', 'legend', 'option', 'button']);

@@ -5,6 +5,7 @@ import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { elements, textOf } from './html';
 import { CSV_TEMPLATE, renderCsv } from '../src/render/csv';
 import { HTML_TEMPLATE, renderHtml } from '../src/render/html';
 import type { RenderModel } from '../src/render/model';
@@ -22,16 +23,6 @@ function render(renderer: (model: RenderModel) => Generator<string>, model: Rend
   return { chunks, text, milliseconds, bytes: new TextEncoder().encode(text).byteLength };
 }
 
-function elements(node: Node, found: Element[] = []): Element[] {
-  if ('tagName' in node) found.push(node);
-  if ('childNodes' in node) for (const child of node.childNodes) elements(child, found);
-  return found;
-}
-
-function textOf(node: Node): string {
-  if (node.nodeName === '#text') return (node as DefaultTreeAdapterTypes.TextNode).value;
-  return 'childNodes' in node ? node.childNodes.map(textOf).join('') : '';
-}
 
 const attr = (element: Element, name: string) => element.attrs.find((a) => a.name === name)?.value;
 const hasClass = (element: Element, name: string) => (attr(element, 'class') ?? '').split(' ').includes(name);
