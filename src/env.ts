@@ -7,6 +7,8 @@ export interface Env {
   BUNDLES: R2Bucket;
   PROJECT: DurableObjectNamespace<ProjectObject>;
   ACCESS_EPOCH: DurableObjectNamespace<AccessEpoch>;
+  /** Static files (public/): the API reference viewer's script. */
+  ASSETS: Fetcher;
   /** The MCP server's OAuth clients, grants and tokens (src/mcp/oauth.ts). */
   OAUTH_KV: KVNamespace;
   ANALYSIS_QUEUE: Queue;

@@ -9,10 +9,3 @@ declare module '*.md' {
   const markdown: string;
   export default markdown;
 }
-
-// The API reference viewer's standalone browser bundle, bundled as text (wrangler.toml [[rules]]) and
-// served by src/routes/docs.
-declare module '*/@scalar/api-reference/dist/browser/standalone.js' {
-  const source: string;
-  export default source;
-}

@@ -123,4 +123,14 @@ describe('the OpenAPI document under wrangler dev', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(['listPortfolios', 'getPortfolioState', 'rankPortfolioFixes', 'simulatePortfolioFixes', 'rateSubject', 'getReportSummary']));
   });
+
+  it('serves the API reference with its viewer script from this host (no CDN)', async () => {
+    const page = await (await fetch(`${BASE}/api/v1/docs`)).text();
+    expect(page).toContain('src="/api/v1/docs/scalar.js"');
+    const script = await fetch(`${BASE}/api/v1/docs/scalar.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect(script.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await script.text()).length).toBeGreaterThan(3_000_000);
+  });
 });

