@@ -30,8 +30,14 @@ export interface Env {
   /** Comma-separated OSV ecosystems the refresh fetches (default in src/vulndb/refresh.ts). */
   VULNDB_ECOSYSTEMS?: string;
 
-  /** HMAC key for every JWT the service issues. */
+  /** The current HMAC key: signs every JWT the service issues (at least 32 characters; docs/key-rotation.md). */
   JWT_SECRET: string;
+  /**
+   * Older JWT secrets still accepted for verification after a rotation, comma-separated (each at
+   * least 32 characters). Tokens they signed keep working until they expire or the secret is
+   * removed from here (retired). Unset: only `JWT_SECRET` is accepted.
+   */
+  JWT_PREVIOUS_SECRETS?: string;
   /** Only on local instances: enables the development routes (seed, session). */
   DEV_SECRET?: string;
 }

@@ -1,9 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { signingKeys, signToken, type TokenClaims } from '../src/auth/tokens';
 import { api, expectError, json, latestLinkToken, newTenant, signIn, uniqueEmail } from './helpers';
 
-const key = () => new TextEncoder().encode(env.JWT_SECRET);
+// Signed with the instance's current key, as the service itself would (the header names its kid).
+const sign = async (claims: TokenClaims) => signToken(await signingKeys(env), claims);
 
 describe('sign-in by email link (ARCHITECTURE section 2)', () => {
   it('signs a new address up with an organization, built-in teams and a first project', async () => {
@@ -54,14 +56,14 @@ describe('credential checks (spec part 5)', () => {
   it('answers 401 token_expired for an expired token', async () => {
     const tenant = await newTenant();
     const payload = JSON.parse(atob(tenant.token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')));
-    const expired = await new SignJWT({ ...payload, exp: Math.floor(Date.now() / 1000) - 10 }).setProtectedHeader({ alg: 'HS256' }).sign(key());
+    const expired = await sign({ ...payload, exp: Math.floor(Date.now() / 1000) - 10 });
     await expectError(await api(`/api/v1/project/${tenant.projectId}/session`, { method: 'POST', token: expired }), 401, 'token_expired');
   });
 
   it('answers 401 unauthorized for a token whose jti no credential has', async () => {
     const tenant = await newTenant();
     const payload = JSON.parse(atob(tenant.token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')));
-    const unknown = await new SignJWT({ ...payload, jti: crypto.randomUUID() }).setProtectedHeader({ alg: 'HS256' }).sign(key());
+    const unknown = await sign({ ...payload, jti: crypto.randomUUID() });
     await expectError(await api(`/api/v1/project/${tenant.projectId}/session`, { method: 'POST', token: unknown }), 401, 'unauthorized');
   });
 

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { loadPrincipal } from '../src/auth/principal';
-import { verifyToken } from '../src/auth/tokens';
+import { signingKeys, verifyToken } from '../src/auth/tokens';
 import { api, expectError, json, newTenant, signIn } from './helpers';
 import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, addProject } from './people';
 
@@ -163,7 +163,7 @@ describe('DELETE P/credential/{jti}: cancel (spec 4.11 rule 1)', () => {
     const pass = await json(await createPass(tenant));
     expect((await revoke(tenant, pass.jti)).status).toBe(204);
     // Pass-only operations live in other families: check the lookup every one of them runs.
-    await expect(loadPrincipal(env.DB, await verifyToken(env.JWT_SECRET, pass.jwt))).rejects.toMatchObject({ code: 'token_revoked' });
+    await expect(loadPrincipal(env.DB, await verifyToken(await signingKeys(env), pass.jwt))).rejects.toMatchObject({ code: 'token_revoked' });
   });
 
   it('canceling a sign-in ends every session under it, on every project', async () => {

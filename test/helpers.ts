@@ -1,8 +1,8 @@
 // Test helpers: call the Worker through its real fetch handler, sign people in through the real
 // email-link flow (the link's JWT is minted with the instance's key, as the email would carry it).
 import { env, exports } from 'cloudflare:workers';
-import { SignJWT } from 'jose';
 import { expect } from 'vitest';
+import { signingKeys, signToken } from '../src/auth/tokens';
 
 export const API = 'http://localhost';
 
@@ -54,11 +54,8 @@ export async function latestLinkToken(email: string): Promise<string> {
     .bind(email.toLowerCase())
     .first<{ jti: string; expires_at: string }>();
   if (!row) throw new Error(`no sign-in link was recorded for ${email}`);
-  return new SignJWT({ kind: 'sign_in_link', jti: row.jti, sub: email.toLowerCase() })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setIssuedAt()
-    .setExpirationTime(Math.floor(Date.parse(row.expires_at) / 1000))
-    .sign(new TextEncoder().encode(env.JWT_SECRET));
+  // The service's own signToken: the link carries the current key's kid, as a real one does.
+  return signToken(await signingKeys(env), { kind: 'sign_in_link', jti: row.jti, sub: email.toLowerCase(), exp: Math.floor(Date.parse(row.expires_at) / 1000) });
 }
 
 /** Signs a person in through POST /auth/sign-in and the link exchange; signs them up when new. */

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { issueApiToken, issueUploadPass } from '../src/auth/credentials';
 import { loadPrincipal } from '../src/auth/principal';
-import { verifyToken } from '../src/auth/tokens';
+import { signingKeys, verifyToken } from '../src/auth/tokens';
 import { controlDb } from '../src/control/db';
 import { api, expectError, json, newTenant, signIn, uniqueEmail } from './helpers';
 import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, type Tenant, lastActivity } from './people';
@@ -37,7 +37,7 @@ async function credentialsOf(tenant: Tenant, userId: string) {
   return { token: token.token, pass: pass.token };
 }
 
-const principalOf = async (token: string) => loadPrincipal(env.DB, await verifyToken(env.JWT_SECRET, token));
+const principalOf = async (token: string) => loadPrincipal(env.DB, await verifyToken(await signingKeys(env), token));
 
 describe('get the organization (spec 4.5)', () => {
   it('answers id, name, slug and retentionDays (90 unless changed)', async () => {

@@ -6,6 +6,7 @@ import { env, exports } from 'cloudflare:workers';
 import { base64url, CompactEncrypt, decodeJwt } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { signPartToken } from '../src/auth/part-token';
+import { signingKeys } from '../src/auth/tokens';
 import { projectStub } from '../src/project/client';
 import { api, expectError, json } from './helpers';
 import { dataTenant, provisioned } from './data-plane';
@@ -285,7 +286,7 @@ describe('part upload (ARCHITECTURE section 4 "part URLs")', () => {
     await expectError(await send(`${base}?token=${header}.${payload}.${signature!.slice(0, 10)}`), 401, 'unauthorized');
     await expectError(await send(`${base}?token=${t.pass}`), 401, 'unauthorized');
     const grant = { projectId: t.projectId, uploadId: start.uploadId, blobKey: start.blobKey, partNumber: 1, size: bytes.length };
-    const expired = await signPartToken(env.JWT_SECRET, grant, Math.floor(Date.now() / 1000) - 10);
+    const expired = await signPartToken(await signingKeys(env), grant, Math.floor(Date.now() / 1000) - 10);
     await expectError(await send(`${base}?token=${expired}`), 401, 'token_expired');
     const other = await dataTenant();
     await expectError(await send(`http://localhost${P(other.projectId)}/bundle/upload/part?token=${token}`), 403, 'forbidden');

@@ -5,7 +5,7 @@ import type { ControlDb } from '../control/db';
 import { credentials } from '../control/schema';
 import type { Env } from '../env';
 import { addDays, base64url, newId, nowIso, sha256Hex } from '../lib/ids';
-import { secondsFromIso, signToken } from './tokens';
+import { secondsFromIso, signingKeys, signToken } from './tokens';
 
 export const API_TOKEN_DAYS = { min: 1, max: 365, default: 14 } as const;
 export const UPLOAD_PASS_DAYS = { min: 1, max: 367, default: 14 } as const;
@@ -43,7 +43,7 @@ export async function issueApiToken(db: ControlDb, env: Env, input: IssueInput &
       action: 'credential.created', data: { jti, kind: 'api_token', permissions: input.permissions, expiresAt }, traceId: input.traceId,
     }),
   ]);
-  const token = await signToken(env.JWT_SECRET, { kind: 'api_token', jti, sub: input.actor.userId, org: input.orgId, prj: input.projectId, exp: secondsFromIso(expiresAt) });
+  const token = await signToken(await signingKeys(env), { kind: 'api_token', jti, sub: input.actor.userId, org: input.orgId, prj: input.projectId, exp: secondsFromIso(expiresAt) });
   return { ...row, token };
 }
 
@@ -63,6 +63,6 @@ export async function issueUploadPass(db: ControlDb, env: Env, input: IssueInput
       action: 'credential.created', data: { jti, kind: 'upload_pass', expiresAt }, traceId: input.traceId,
     }),
   ]);
-  const token = await signToken(env.JWT_SECRET, { kind: 'upload_pass', jti, sub: input.actor.userId, org: input.orgId, prj: input.projectId, chl: challenge, exp: secondsFromIso(expiresAt) });
+  const token = await signToken(await signingKeys(env), { kind: 'upload_pass', jti, sub: input.actor.userId, org: input.orgId, prj: input.projectId, chl: challenge, exp: secondsFromIso(expiresAt) });
   return { ...row, token };
 }

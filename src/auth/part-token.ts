@@ -5,7 +5,7 @@
 import { decodeJwt } from 'jose';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
-import { signToken, verifyToken } from './tokens';
+import { signToken, verifyToken, type KeySet } from './tokens';
 
 export interface PartGrant {
   projectId: string;
@@ -16,16 +16,16 @@ export interface PartGrant {
   size: number;
 }
 
-export async function signPartToken(secret: string, grant: PartGrant, exp: number): Promise<string> {
-  return signToken(secret, {
+export async function signPartToken(keys: KeySet, grant: PartGrant, exp: number): Promise<string> {
+  return signToken(keys, {
     kind: 'upload_part', jti: newId(), sub: grant.uploadId, exp,
     prj: grant.projectId, blob: grant.blobKey, part: grant.partNumber, size: grant.size,
   });
 }
 
 /** The part a token grants; 401 `unauthorized` / `token_expired` for anything else. */
-export async function verifyPartToken(secret: string, token: string): Promise<PartGrant> {
-  const claims = await verifyToken(secret, token);
+export async function verifyPartToken(keys: KeySet, token: string): Promise<PartGrant> {
+  const claims = await verifyToken(keys, token);
   const { kind, sub, prj, blob, part, size } = claims;
   if (kind !== 'upload_part' || typeof prj !== 'string' || typeof blob !== 'string' || !Number.isInteger(part) || !Number.isInteger(size)) {
     throw new ApiError('unauthorized', 'The token is not a part upload token.');

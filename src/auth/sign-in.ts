@@ -9,7 +9,7 @@ import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { addDays, newId, nowIso } from '../lib/ids';
 import { reachableProjectIds } from './access';
-import { secondsFromIso, signToken, verifyToken } from './tokens';
+import { secondsFromIso, signingKeys, signToken, verifyToken } from './tokens';
 
 export const SIGN_IN_LINK_MINUTES = 15;
 export const SIGN_IN_DAYS = 7;
@@ -28,7 +28,7 @@ export async function createSignInLink(db: ControlDb, env: Env, email: string): 
   const createdAt = nowIso();
   const expiresAt = new Date(Date.parse(createdAt) + SIGN_IN_LINK_MINUTES * 60_000).toISOString();
   await db.insert(signInLinks).values({ jti, email: normalizeEmail(email), createdAt, expiresAt });
-  return signToken(env.JWT_SECRET, { kind: 'sign_in_link', jti, sub: normalizeEmail(email), exp: secondsFromIso(expiresAt) });
+  return signToken(await signingKeys(env), { kind: 'sign_in_link', jti, sub: normalizeEmail(email), exp: secondsFromIso(expiresAt) });
 }
 
 /** Sends a sign-in link: to the dashboard's sign-in page unless `link` says where it leads (an assistant's approval). */
@@ -103,7 +103,7 @@ export async function exchangeSignInLink(db: ControlDb, env: Env, token: string,
  * open). The dashboard then opens a sign-in; an assistant's approval page asks what it may do.
  */
 export async function consumeSignInLink(db: ControlDb, env: Env, token: string, traceId: string) {
-  const claims = await verifyToken(env.JWT_SECRET, token).catch((error: ApiError) => {
+  const claims = await verifyToken(await signingKeys(env), token).catch((error: ApiError) => {
     throw new ApiError(error.code === 'token_expired' ? 'token_expired' : 'unauthorized', 'The sign-in link is not valid or has expired.');
   });
   if (claims.kind !== 'sign_in_link') throw new ApiError('unauthorized', 'This is not a sign-in link.');
@@ -184,7 +184,7 @@ export async function issueSession(
     }),
     ...(input.activity ? [activityInsert(db, input.activity)] : []),
   ]);
-  const jwt = await signToken(env.JWT_SECRET, {
+  const jwt = await signToken(await signingKeys(env), {
     kind: 'session', jti, sub: input.userId, org: input.orgId, ...(input.projectId ? { prj: input.projectId } : {}),
     sid: input.signInJti, exp: secondsFromIso(input.expiresAt),
   });

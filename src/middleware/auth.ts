@@ -5,7 +5,7 @@ import { bumpAccessEpoch, openAccessCache } from '../auth/access-cache';
 import { principalPermissions } from '../auth/access';
 import type { Permission } from '../auth/permissions';
 import { loadPrincipal, needsTouch, touchCredential, type Principal } from '../auth/principal';
-import { CREDENTIAL_KINDS, verifyToken, type CredentialTokenKind } from '../auth/tokens';
+import { CREDENTIAL_KINDS, signingKeys, verifyToken, type CredentialTokenKind } from '../auth/tokens';
 import type { AppEnv } from '../lib/context';
 import { ApiError, forbidden, invalidParameter, permissionDenied } from '../lib/errors';
 import { UUID_PATTERN } from '../lib/ids';
@@ -61,7 +61,7 @@ function isDashboardHost(url: string, dashboardHost: string): boolean {
 
 /** Verifies who calls, without looking at the path: used by every authenticated route. */
 export async function authenticateRequest(c: Parameters<MiddlewareHandler<AppEnv>>[0], creds: Creds): Promise<Principal> {
-  const claims = await verifyToken(c.env.JWT_SECRET, bearerToken(c.req.header('authorization')));
+  const claims = await verifyToken(await signingKeys(c.env), bearerToken(c.req.header('authorization')));
   if (!(CREDENTIAL_KINDS as readonly string[]).includes(claims.kind)) {
     throw new ApiError('unauthorized', 'This kind of token is not a credential.');
   }

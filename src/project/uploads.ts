@@ -4,6 +4,7 @@
 // themselves never pass through here: the Worker streams them straight into R2.
 import { and, eq } from 'drizzle-orm';
 import { partTokenExpiry, signPartToken } from '../auth/part-token';
+import { signingKeys } from '../auth/tokens';
 import { ApiError, conflict, invalidRequest, notFound } from '../lib/errors';
 import { newOrderedId, nowIso } from '../lib/ids';
 import { changeJob, createSurvey, findJob, isFinished, isSurvey, settleSurvey, stepOf, type JobRow } from './jobs';
@@ -120,11 +121,12 @@ async function signParts(state: ProjectState, upload: Pick<UploadRow, 'uploadId'
   const exp = Math.floor(Date.now() / 1000) + PART_URL_SECONDS;
   const base = `${origin}/api/v1/project/${state.projectId}/bundle/upload/part?token=`;
   const count = Math.ceil(upload.sizeBytes / upload.partSize);
+  const keys = await signingKeys(state.env);
   return Promise.all(Array.from({ length: count }, async (_, i) => {
     const offset = i * upload.partSize;
     const size = Math.min(upload.partSize, upload.sizeBytes - offset);
     const grant = { projectId: state.projectId, uploadId: upload.uploadId, blobKey: upload.blobKey, partNumber: i + 1, size };
-    return { partNumber: i + 1, presignedUrl: base + (await signPartToken(state.env.JWT_SECRET, grant, exp)), offset, size };
+    return { partNumber: i + 1, presignedUrl: base + (await signPartToken(keys, grant, exp)), offset, size };
   }));
 }
 

@@ -3,6 +3,7 @@
 // document, and activity entries written once per upload however often the client repeats a call.
 import { sql } from 'drizzle-orm';
 import { verifyPartToken } from '../../auth/part-token';
+import { signingKeys } from '../../auth/tokens';
 import { activityInsertWhen, type ActivityInput } from '../../control/activity';
 import type { ControlDb } from '../../control/db';
 import { activity } from '../../control/schema';
@@ -31,7 +32,7 @@ export interface PartRequest {
 
 /** Stores one part in R2 from a part URL; answers its etag. */
 export async function receivePart(env: Env, request: PartRequest): Promise<{ partNumber: number; etag: string }> {
-  const grant = await verifyPartToken(env.JWT_SECRET, request.token);
+  const grant = await verifyPartToken(await signingKeys(env), request.token);
   if (grant.projectId !== request.projectId) throw forbidden('This part URL was made for another project.');
   const { contentLength } = request;
   if (contentLength === undefined) throw invalidRequest(`Send part ${grant.partNumber} with a Content-Length header of ${grant.size} bytes.`);
