@@ -6,6 +6,7 @@ import type { AppEnv } from './lib/context';
 import { ApiError, errorResponse, type ErrorCode } from './lib/errors';
 import { createRouter } from './lib/router';
 import { methodsForPath } from './lib/methods';
+import { BOOKMARK_HEADER } from './middleware/read-session';
 import { requestId } from './middleware/request-id';
 import { routers } from './routes';
 import { docsRouter } from './routes/docs';
@@ -39,7 +40,7 @@ export function buildApp() {
     const origin = c.env.DASHBOARD_URL ?? '';
     let handler = corsByOrigin.get(origin);
     if (!handler) {
-      handler = cors({ origin: origin ? [origin] : [], allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'], exposeHeaders: ['X-Request-Id', 'Retry-After'], maxAge: 600 });
+      handler = cors({ origin: origin ? [origin] : [], allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', BOOKMARK_HEADER], exposeHeaders: ['X-Request-Id', 'Retry-After', BOOKMARK_HEADER], maxAge: 600 });
       corsByOrigin.set(origin, handler);
     }
     return handler(c, next);

@@ -2,6 +2,7 @@
 // re-exports the Durable Object classes bound in wrangler.toml.
 import { app } from './app';
 import type { Env } from './env';
+import { withSecurityHeaders } from './lib/security-headers';
 import { dashboardRefusal, isDashboardHost, mcpApiHandler } from './mcp/handler';
 import { isOAuthPath, MCP_PATH, oauthProvider, setOAuthHandlers } from './mcp/oauth';
 import { consumeBatch } from './queues';
@@ -14,14 +15,16 @@ export { ProjectObject } from './project/project-object';
 // routes never pass through it.
 setOAuthHandlers(mcpApiHandler, { fetch: (request, env, ctx) => app.fetch(request, env, ctx) });
 
+async function answer(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const { pathname } = new URL(request.url);
+  if (!isOAuthPath(pathname)) return app.fetch(request, env, ctx);
+  // Refused before the provider looks at the token: on the dashboard host it would only say 401.
+  if (pathname.startsWith(MCP_PATH) && isDashboardHost(request, env)) return dashboardRefusal(env);
+  return oauthProvider(env).fetch(request, env, ctx);
+}
+
 export default {
-  fetch(request, env, ctx) {
-    const { pathname } = new URL(request.url);
-    if (!isOAuthPath(pathname)) return app.fetch(request, env, ctx);
-    // Refused before the provider looks at the token: on the dashboard host it would only say 401.
-    if (pathname.startsWith(MCP_PATH) && isDashboardHost(request, env)) return dashboardRefusal(env);
-    return oauthProvider(env).fetch(request, env, ctx);
-  },
+  fetch: async (request, env, ctx) => withSecurityHeaders(await answer(request, env, ctx), request, env),
   scheduled: (controller, env) => runScheduled(controller, env),
   queue: (batch, env, ctx) => consumeBatch(batch, env, ctx),
 } satisfies ExportedHandler<Env>;

@@ -10,5 +10,7 @@ export interface AppEnv {
     principal: Principal;
     /** Cached reads of the caller's organization (credential, permissions, read models). */
     access: AccessCache;
+    /** The control database's primary, kept when `env.DB` becomes a read session (src/middleware/read-session.ts). */
+    primaryDb?: D1Database;
   };
 }

@@ -10,6 +10,7 @@ import type { AppEnv } from '../lib/context';
 import { ApiError, forbidden, invalidParameter, permissionDenied } from '../lib/errors';
 import { UUID_PATTERN } from '../lib/ids';
 import { checkRateLimit, rateLimitKey } from './rate-limit';
+import { openReadSession } from './read-session';
 
 /** Which credentials an operation accepts: spec "Any", "Session" or "Pass". */
 export type Creds = 'any' | 'session' | 'pass';
@@ -102,7 +103,9 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
     }
     // On `reachable` routes the handler first answers 404 for a project the session cannot see.
     if (access.project !== 'reachable') await assertPermissions(c, permissions, pathProject ?? principal.projectId);
+    const answerBookmark = openReadSession(c, !READ_METHODS.has(c.req.method));
     await next();
+    answerBookmark();
     // A change that succeeded invalidates what any isolate cached about this organization.
     if (!READ_METHODS.has(c.req.method) && !access.keepsAccess && c.res.status < 400) await bumpAccessEpoch(c.env, principal.orgId);
   };
@@ -111,7 +114,8 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
 /** Throws `permission_denied` naming the first permission the caller lacks (project ones on `projectId`). */
 export async function assertPermissions(c: Context<AppEnv>, permissions: readonly Permission[], projectId: string | null): Promise<void> {
   if (!permissions.length) return;
-  const held = await principalPermissions(c.env.DB, c.var.principal, projectId, c.var.access);
+  // Always the primary: a permission taken away is refused at once, whatever a replica has seen.
+  const held = await principalPermissions(c.var.primaryDb ?? c.env.DB, c.var.principal, projectId, c.var.access);
   for (const permission of permissions) {
     const set = permission.startsWith('org:') ? held.org : held.project;
     if (!set.has(permission)) throw permissionDenied(permission);
