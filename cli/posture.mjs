@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // posture: the upload command-line client of the posture analysis service (docs/cli.md).
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ServiceClient, normalizeApi } from './lib/api.mjs';
 import { prepareBundle, removeTempDirsSync } from './lib/bundle.mjs';
@@ -7,6 +8,7 @@ import { readPass } from './lib/challenge.mjs';
 import { CliError, UsageError } from './lib/errors.mjs';
 import { parseFailOn, useColor } from './lib/figures.mjs';
 import { createOutput, formatSize } from './lib/progress.mjs';
+import { fetchRuntimeSettings } from './lib/runtime.mjs';
 import { runUpload } from './lib/upload.mjs';
 import { VERSION } from './lib/version.mjs';
 
@@ -19,11 +21,18 @@ PATH is a CycloneDX JSON file (or a .tar.gz/.zip bundle), uploaded as is, or a
 directory, packed into a .tar.gz with its *.json files, runtime/*.jsonl and a
 generated manifest.json.
 
+With --runtime the service's runtime settings are read first and applied: the
+directory's runtime records are packed without the excluded libraries, with only
+the recorded fields, equal records merged into one count and at most the
+settings' number of distinct records; the bundle size limit, and how many parts
+are sent at once, are the settings' too.
+
 Options:
   --api URL           service address (env POSTURE_API)
   --project ID        project id (env POSTURE_PROJECT; default: the pass's project)
   --pass PASS         upload pass (env POSTURE_PASS, preferred: flags show in ps)
-  --runtime           start a RUNTIME_SURVEY (default INVENTORY_SURVEY)
+  --runtime           start a RUNTIME_SURVEY (default INVENTORY_SURVEY) and apply
+                      the service's runtime settings (see above)
   --target NAME       the subject surveyed (survey target, manifest subject)
   --tag TAG           survey tag (also the manifest tag)
   --ci-run-id ID      CI run id (default: GITHUB_RUN_ID, CI_PIPELINE_ID or BUILD_ID)
@@ -179,14 +188,20 @@ async function main(argv, env) {
     }
     output = createOutput({ json: args.json, color: useColor(process.stdout, env) });
     const { path: input, runtime, target, tag, ciRunId, ciUrl, notes } = args;
+    const client = new ServiceClient({ api: args.api, projectId: args.projectId, pass: args.pass });
 
-    const bundle = await prepareBundle(input, { target, tag, ciRunId, ciUrl, runtime });
+    // A runtime survey's records are packed as the service's settings say: read them first (a
+    // mistyped PATH is still a usage error before anything is sent).
+    if (runtime && !(await stat(input).catch(() => null))) throw new UsageError(`${input}: no such file or directory`);
+    const settings = runtime ? await fetchRuntimeSettings(client) : undefined;
+    const bundle = await prepareBundle(input, { target, tag, ciRunId, ciUrl, runtime }, { runtime: settings });
+    if (settings) output.runtime(settings, bundle.runtime, input);
     output.info(bundle.files
       ? `packed ${bundle.files.length} file${bundle.files.length === 1 ? '' : 's'} from ${input} into a ${formatSize(bundle.size)} .tar.gz`
       : `uploading ${input} (${formatSize(bundle.size)})`);
     try {
       await runUpload({
-        client: new ServiceClient({ api: args.api, projectId: args.projectId, pass: args.pass }),
+        client, upload: settings?.upload,
         challenge: args.challenge, bundle, output, wait: args.wait, timeoutMs: args.timeoutMs, failOn: args.failOn,
         survey: {
           jobType: runtime ? 'RUNTIME_SURVEY' : 'INVENTORY_SURVEY',

@@ -1,6 +1,8 @@
 // A fake of the service's upload side, faithful to the protocol in the ISSUE3 briefing: it checks
 // the pass and its JWE challenge, idempotency keys, part ranges and Content-Length, reassembles the
-// parts and checks the SHA-256, and serves the survey's events. Failures are injected per route.
+// parts and checks the SHA-256, serves the survey's events and the runtime settings document
+// (`GET P/bundle/upload/runtime-config`, the service's own unless a test gives another). Failures
+// are injected per route.
 // A survey's REPORT steps finish with headline figures in `metadata.figures`, derived from what the
 // test says the survey found and from the subject's previous survey, as the service does.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -23,7 +25,7 @@ export async function mintPass(projectId, { chl = randomBytes(32).toString('base
  *   'drop' closes the connection before acting; 'lose-answer' acts, then closes without answering.
  * @typedef {object} FakeOptions
  * @property {string} projectId
- * @property {Record<string, Failure[]>} [fail] keyed by route: survey, init, part:N, progress, complete, events
+ * @property {Record<string, Failure[]>} [fail] keyed by route: survey, init, part:N, progress, complete, events, runtime-config
  * @property {number} [partDelayMs] how long each part's answer is held (makes overlap visible)
  * @property {number} [stepDelayMs] time between the survey's state changes after complete
  * @property {'COMPLETED' | 'FAILED'} [outcome]
@@ -32,6 +34,8 @@ export async function mintPass(projectId, { chl = randomBytes(32).toString('base
  * @property {Findings | Findings[]} [findings] what each survey finds (the n-th survey to run takes
  *   the n-th; the last one repeats); default: nothing
  * @property {string[]} [withoutFigures] REPORT step labels that finish without figures (an older service)
+ * @property {unknown} [runtimeConfig] the runtime settings document (default: RUNTIME_CONFIG, the service's)
+ * @property {number} [partSize] the part size upload init answers (default PART_SIZE)
  */
 /**
  * What a survey finds, as entry keys: the same key in the subject's next survey is the same entry.
@@ -43,6 +47,15 @@ export async function mintPass(projectId, { chl = randomBytes(32).toString('base
  * @property {number} [fixable] vulnerable components with a fix version
  * @property {string | null} [nearestDeadline]
  */
+/** `GET P/bundle/upload/runtime-config` as the service answers it (src/routes/bundles/bundles.service.ts). */
+export const RUNTIME_CONFIG = {
+  version: 1,
+  sampling: { maxObservations: 100_000, flushSeconds: 60, maxDurationSeconds: 86_400 },
+  capture: { algorithms: true, keySizes: true, protocols: true, cipherSuites: true, groups: true, libraries: true },
+  exclude: [],
+  record: { directory: 'runtime/', format: 'jsonl', fields: ['algorithm', 'keySize', 'protocol', 'cipherSuite', 'group', 'library', 'count'] },
+  upload: { partSizeBytes: PART_SIZE, maxBundleBytes: MAX_BUNDLE, maxParallelParts: 4, partUrlSeconds: 3600 },
+};
 export const SECTIONS = ['red', 'yellow', 'transition', 'green', 'unclassified'];
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'unknown'];
 
@@ -75,6 +88,10 @@ export async function startFake(options) {
     const claims = await authorize(req, res, projectId);
     if (!claims) return;
     if (req.method === 'POST' && rest === 'survey') return survey(req, res);
+    if (req.method === 'GET' && rest === 'bundle/upload/runtime-config') {
+      if (injected('runtime-config', req, res)) return;
+      return sendJson(res, 200, options.runtimeConfig ?? RUNTIME_CONFIG);
+    }
     if (req.method === 'POST' && rest === 'bundle/upload/init') return init(req, res, claims, projectId);
     if (req.method === 'PUT' && rest === 'bundle/upload/progress') return progress(req, res);
     if (req.method === 'POST' && rest === 'bundle/upload/complete') return complete(req, res, projectId);
@@ -144,11 +161,12 @@ export async function startFake(options) {
       const s = parentId === undefined ? newSurvey({ jobType: 'INVENTORY_SURVEY' }) : state.surveys.get(parentId);
       if (!s) return error(404, 'not_found', 'no such survey');
       const uploadId = randomUUID(), bundleId = randomUUID(), blobKey = `projects/${projectId}/bundles/${bundleId}`;
-      const count = Math.ceil(sizeBytes / PART_SIZE);
+      const partSize = options.partSize ?? PART_SIZE;
+      const count = Math.ceil(sizeBytes / partSize);
       const upload = { uploadId, blobKey, bundleId, sha256, sizeBytes, surveyId: s.id, tokens: new Map(), stored: new Map() };
       const parts = Array.from({ length: count }, (_, i) => {
         const token = randomBytes(12).toString('hex');
-        const part = { partNumber: i + 1, offset: i * PART_SIZE, size: Math.min(PART_SIZE, sizeBytes - i * PART_SIZE) };
+        const part = { partNumber: i + 1, offset: i * partSize, size: Math.min(partSize, sizeBytes - i * partSize) };
         upload.tokens.set(token, part);
         return { ...part, presignedUrl: `${baseUrl}/api/v1/project/${projectId}/bundle/upload/part?token=${token}` };
       });
@@ -198,7 +216,7 @@ export async function startFake(options) {
       if (!blobKey.startsWith(`projects/${projectId}/`)) return error(403, 'forbidden', 'blobKey of another project');
       const upload = state.uploads.get(blobKey);
       if (!upload || upload.uploadId !== uploadId) return error(404, 'not_found', 'no upload for that blobKey');
-      const expected = Math.ceil(upload.sizeBytes / PART_SIZE);
+      const expected = Math.ceil(upload.sizeBytes / (options.partSize ?? PART_SIZE));
       if (parts.length !== expected || parts.some((p, i) => p.partNumber !== i + 1 || upload.stored.get(i + 1)?.etag !== p.etag)) {
         return error(400, 'invalid_request', 'parts do not match the uploaded parts');
       }

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Header, Pack, ReadEntry } from 'tar';
-import { UsageError } from './errors.mjs';
+import { CliError, UsageError } from './errors.mjs';
+import { applyRuntimeSettings } from './runtime.mjs';
 import { VERSION } from './version.mjs';
 
 export const MAX_BUNDLE_BYTES = 5 * 1024 ** 3;
@@ -38,7 +39,14 @@ const SKIPPED_DIRS = new Set(['node_modules']);
  * @property {string} sha256 lowercase hex
  * @property {string[] | null} files what was packed (null: PATH was uploaded as is)
  * @property {Manifest | null} manifest
+ * @property {import('./runtime.mjs').RuntimeSummary | null} runtime what the runtime settings did to
+ *   the directory's records (null: no settings, or PATH is a file)
  * @property {() => Promise<void>} cleanup
+ */
+/**
+ * @typedef {object} BundleOptions
+ * @property {import('./runtime.mjs').RuntimeSettings} [runtime] a runtime survey's settings: applied
+ *   to a directory's records, and its `upload.maxBundleBytes` bounds the bundle
  */
 
 /**
@@ -68,10 +76,11 @@ export function buildManifest({ target, tag, ciRunId, ciUrl, runtime }, base = {
 /**
  * The files a directory bundle holds, as sorted POSIX paths relative to `dir`: every `*.json`
  * below it (not the root manifest.json, which is generated; not in dot-folders or node_modules)
- * and `runtime/*.jsonl`.
+ * and `runtime/*.jsonl` (`runtimeDir`: the runtime settings' `record.directory`).
  * @param {string} dir
+ * @param {string} [runtimeDir]
  */
-export async function collectFiles(dir) {
+export async function collectFiles(dir, runtimeDir = 'runtime') {
   /** @type {string[]} */
   const found = [];
   /** @param {string} rel */
@@ -87,7 +96,7 @@ export async function collectFiles(dir) {
       } else if (isFile) {
         const lower = entry.name.toLowerCase();
         if (lower.endsWith('.json') && relPath !== 'manifest.json') found.push(relPath);
-        else if (lower.endsWith('.jsonl') && rel === 'runtime') found.push(relPath);
+        else if (lower.endsWith('.jsonl') && rel === runtimeDir) found.push(relPath);
       }
     }
   }
@@ -112,13 +121,15 @@ export async function hashFile(file) {
 
 /**
  * Packs `files` of `dir` and a generated manifest.json into a .tar.gz at `outFile`, hashing the
- * archive as it is written.
+ * archive as it is written. A file named in `replaced` is packed under its own relative path, its
+ * bytes read from the file `replaced` names (the runtime records the settings rewrote).
  * @param {string} dir
  * @param {string[]} files relative paths from collectFiles
  * @param {Manifest} manifest
  * @param {string} outFile
+ * @param {Map<string, string>} [replaced]
  */
-export async function packDirectory(dir, files, manifest, outFile) {
+export async function packDirectory(dir, files, manifest, outFile, replaced = new Map()) {
   const digest = digesting();
   // strict: an unreadable file fails the pack instead of being left out with a warning.
   const pack = new Pack({ cwd: dir, gzip: true, portable: true, follow: true, strict: true });
@@ -126,7 +137,10 @@ export async function packDirectory(dir, files, manifest, outFile) {
   pack.on('error', (/** @type {unknown} */ err) => { digest.stream.destroy(/** @type {Error} */ (err)); });
   pack.pipe(digest.stream);
   pack.add(memoryEntry('manifest.json', Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`)));
-  for (const file of files) pack.add(file);
+  for (const file of files) {
+    const source = replaced.get(file);
+    pack.add(source ? await fileEntry(file, source) : file);
+  }
   pack.end();
   await written;
   return digest.result();
@@ -134,23 +148,32 @@ export async function packDirectory(dir, files, manifest, outFile) {
 
 /**
  * PATH as a bundle: a file is uploaded as is; a directory is packed into a temporary .tar.gz
- * (removed by `cleanup`).
+ * (removed by `cleanup`). With runtime settings, a directory's runtime records are packed as the
+ * settings leave them (lib/runtime.mjs) and the bundle may be at most `upload.maxBundleBytes`.
  * @param {string} inputPath
  * @param {ManifestInput} manifestInput
+ * @param {BundleOptions} [options]
  * @returns {Promise<Bundle>}
  */
-export async function prepareBundle(inputPath, manifestInput) {
+export async function prepareBundle(inputPath, manifestInput, { runtime } = {}) {
+  const maxBytes = runtime?.upload.maxBundleBytes ?? MAX_BUNDLE_BYTES;
   const info = await stat(inputPath).catch(() => null);
   if (!info) throw new UsageError(`${inputPath}: no such file or directory`);
   if (info.isFile()) {
     if (info.size === 0) throw new UsageError(`${inputPath}: the file is empty`);
-    checkSize(info.size);
+    checkSize(info.size, maxBytes, runtime);
     const { sha256, size } = await hashFile(inputPath).catch(unreadable(inputPath));
-    return { file: inputPath, size, sha256, files: null, manifest: null, cleanup: async () => {} };
+    return { file: inputPath, size, sha256, files: null, manifest: null, runtime: null, cleanup: async () => {} };
   }
   if (!info.isDirectory()) throw new UsageError(`${inputPath}: not a file or a directory`);
-  const files = await collectFiles(inputPath).catch(unreadable(inputPath));
-  if (!files.some((f) => f.endsWith('.json'))) throw new UsageError(`${inputPath}: no .json files in the directory`);
+  const runtimeDir = runtime?.record.directory ?? 'runtime';
+  let files = await collectFiles(inputPath, runtimeDir).catch(unreadable(inputPath));
+  const isRecords = (/** @type {string} */ f) => f.startsWith(`${runtimeDir}/`) && f.endsWith('.jsonl');
+  const hasDocuments = files.some((f) => f.endsWith('.json'));
+  // Without settings a directory needs a document; a runtime survey may carry records alone.
+  if (!hasDocuments && !(runtime && files.some(isRecords))) {
+    throw new UsageError(`${inputPath}: no .json files in the directory${runtime ? ` and no ${runtimeDir}/*.jsonl records` : ''}`);
+  }
   const manifest = buildManifest(manifestInput, await readBaseManifest(inputPath));
   const tempDir = await mkdtemp(path.join(tmpdir(), 'posture-'));
   tempDirs.add(tempDir);
@@ -159,10 +182,28 @@ export async function prepareBundle(inputPath, manifestInput) {
     await rm(tempDir, { recursive: true, force: true });
   };
   try {
+    /** @type {Map<string, string>} */
+    let replaced = new Map();
+    /** @type {import('./runtime.mjs').RuntimeSummary | null} */
+    let summary = null;
+    if (runtime) {
+      const records = files.filter(isRecords);
+      const applied = await applyRuntimeSettings(inputPath, records, runtime, path.join(tempDir, 'runtime-records')).catch((err) => {
+        if (err instanceof CliError) throw err; // a record the service would refuse, named by file and line
+        return unreadable(inputPath)(err);
+      });
+      replaced = applied.written;
+      summary = applied.summary;
+      // A file the settings emptied is left out.
+      files = files.filter((f) => !isRecords(f) || replaced.has(f));
+      if (!hasDocuments && replaced.size === 0) {
+        throw new UsageError(`${inputPath}: no .json files in the directory, and the runtime settings left none of its ${summary.read} records (${summary.excluded} excluded)`);
+      }
+    }
     const file = path.join(tempDir, 'bundle.tar.gz');
-    const { sha256, size } = await packDirectory(inputPath, files, manifest, file).catch(unreadable(inputPath));
-    checkSize(size);
-    return { file, size, sha256, files, manifest, cleanup };
+    const { sha256, size } = await packDirectory(inputPath, files, manifest, file, replaced).catch(unreadable(inputPath));
+    checkSize(size, maxBytes, runtime);
+    return { file, size, sha256, files, manifest, runtime: summary, cleanup };
   } catch (err) {
     await cleanup();
     throw err;
@@ -177,11 +218,15 @@ export function removeTempDirsSync() {
   tempDirs.clear();
 }
 
-/** @param {number} size */
-function checkSize(size) {
-  if (size > MAX_BUNDLE_BYTES) {
-    throw new UsageError(`the bundle is ${(size / 1024 ** 3).toFixed(1)} GiB, more than the 5 GiB maximum`);
-  }
+/**
+ * @param {number} size
+ * @param {number} max
+ * @param {unknown} [fromSettings] the maximum is the runtime settings' `upload.maxBundleBytes`
+ */
+function checkSize(size, max, fromSettings) {
+  if (size <= max) return;
+  if (!fromSettings) throw new UsageError(`the bundle is ${(size / 1024 ** 3).toFixed(1)} GiB, more than the 5 GiB maximum`);
+  throw new UsageError(`the bundle is ${size} bytes, more than the ${max} bytes the runtime settings allow (upload.maxBundleBytes)`);
 }
 
 /** A file that cannot be read is the caller's to fix, like a wrong path. @param {string} inputPath */
@@ -212,6 +257,19 @@ function memoryEntry(/** @type {string} */ name, /** @type {Buffer} */ data) {
   const header = new Header({ path: name, type: 'File', size: data.length, mode: 0o644, mtime: new Date() });
   const entry = new ReadEntry(header);
   entry.end(data);
+  return entry;
+}
+
+/**
+ * A tar entry whose bytes stream from `source` (a file of this run's temporary folder).
+ * @param {string} name the path in the archive
+ * @param {string} source
+ */
+async function fileEntry(name, source) {
+  const { size } = await stat(source);
+  const header = new Header({ path: name, type: 'File', size, mode: 0o644, mtime: new Date() });
+  const entry = new ReadEntry(header);
+  createReadStream(source).pipe(/** @type {any} */ (entry));
   return entry;
 }
 

@@ -9,6 +9,8 @@ import { formatFigures } from './figures.mjs';
 /**
  * @typedef {object} Output
  * @property {(line: string) => void} info
+ * @property {(settings: import('./runtime.mjs').RuntimeSettings, summary: import('./runtime.mjs').RuntimeSummary | null, input: string) => void} runtime
+ *   what a runtime survey's settings did (`summary` null: PATH is a file, uploaded as is)
  * @property {(surveyId: string) => void} survey
  * @property {(total: number) => void} uploadStart
  * @property {(bytes: number, total: number) => void} uploadBytes
@@ -52,6 +54,12 @@ function jsonOutput(stdout, error, now) {
   };
   return {
     info() {},
+    runtime: (settings, summary) => emit({
+      event: 'runtime', version: settings.version, applied: summary !== null,
+      ...(summary && { files: summary.files, read: summary.read, excluded: summary.excluded, merged: summary.merged, overLimit: summary.overLimit, kept: summary.kept }),
+      fields: settings.keptFields, maxObservations: settings.sampling.maxObservations,
+      upload: { partSizeBytes: settings.upload.partSizeBytes, maxParallelParts: settings.upload.maxParallelParts, maxBundleBytes: settings.upload.maxBundleBytes },
+    }),
     survey: (surveyId) => emit({ event: 'survey', surveyId }),
     uploadStart() {},
     uploadBytes(bytes, total) {
@@ -102,6 +110,16 @@ function humanOutput(stdout, stderr, error, now, color) {
   };
   return {
     info: say,
+    runtime(settings, summary, input) {
+      if (!summary) {
+        say(`runtime settings v${settings.version}: ${input} is uploaded as is (records inside a file are not rewritten; upload a directory to apply exclude, fields and sampling)`);
+        return;
+      }
+      const plural = (/** @type {number} */ n, /** @type {string} */ word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+      say(`runtime settings v${settings.version}: ${plural(summary.read, 'record')} in ${plural(summary.files, 'file')}: `
+        + `${summary.excluded} excluded, ${summary.merged} merged into the count of an equal record, `
+        + `${summary.overLimit} over the ${settings.sampling.maxObservations}-record limit; ${summary.kept} kept (${summary.fields.join(', ')})`);
+    },
     survey: (surveyId) => say(`survey ${surveyId} started`),
     uploadStart(total) {
       startedAt = now();

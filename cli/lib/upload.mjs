@@ -1,5 +1,6 @@
 // The upload protocol (ISSUE3 "Upload protocol"): start a survey, start the upload with the
-// answered challenge, PUT the parts 4 at a time, report progress, complete, and optionally wait.
+// answered challenge, PUT the parts 4 at a time (a runtime survey: as many as its settings say),
+// report progress, complete, and optionally wait.
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Transform, pipeline } from 'node:stream';
@@ -26,17 +27,22 @@ import { USER_AGENT } from './version.mjs';
  */
 
 export const PARALLEL_PARTS = 4;
+const MiB = 1024 * 1024;
 const PROGRESS_EVERY_MS = 1000;
 
 /**
  * Uploads `bundle` as a new survey; with `wait`, follows the survey until it finishes and throws
  * a CliError when it did not complete. A COMPLETED survey's figures (its REPORT steps') are shown
  * and checked against `failOn`; a gate that did not pass throws (exit 3 or 4, lib/figures.mjs).
+ * `upload`: a runtime survey's upload settings (lib/runtime.mjs): `maxParallelParts` parts are sent
+ * at once instead of PARALLEL_PARTS, and the parts upload init answers are held against
+ * `partSizeBytes` (the service signs each part URL for its size: the answer is what is sent).
  * @param {{ client: ServiceClient, challenge: string, bundle: Bundle, survey: SurveyRequest,
- *   output: Output, wait: boolean, timeoutMs: number, failOn?: import('./figures.mjs').GateToken[] }} options
+ *   output: Output, wait: boolean, timeoutMs: number, failOn?: import('./figures.mjs').GateToken[],
+ *   upload?: { partSizeBytes: number, maxParallelParts: number } }} options
  * @returns {Promise<{ surveyId: string, bundleId: string, survey: Job | null }>}
  */
-export async function runUpload({ client, challenge, bundle, survey, output, wait, timeoutMs, failOn = [] }) {
+export async function runUpload({ client, challenge, bundle, survey, output, wait, timeoutMs, failOn = [], upload }) {
   // One key per call for the whole run: every retry of a call resends its key.
   const keys = { survey: randomUUID(), init: randomUUID(), complete: randomUUID() };
   const started = await client.json('start survey', 'POST', 'survey', survey, { idempotencyKey: keys.survey });
@@ -50,8 +56,10 @@ export async function runUpload({ client, challenge, bundle, survey, output, wai
   const start = await client.json('upload init', 'POST', 'bundle/upload/init',
     { sha256, sizeBytes: size, parentId: surveyId, encryptedChallenge }, { idempotencyKey: keys.init });
   checkUploadStart(start, size);
+  const parallel = upload?.maxParallelParts ?? PARALLEL_PARTS;
+  if (upload) output.info(partsPlan(start.parts, upload.partSizeBytes, parallel));
 
-  const etags = await uploadParts(client, bundle, start, output, start.jobId ?? surveyId);
+  const etags = await uploadParts(client, bundle, start, output, start.jobId ?? surveyId, parallel);
   const done = await client.json('upload complete', 'POST', 'bundle/upload/complete',
     { uploadId: start.uploadId, blobKey: start.blobKey, sha256, parts: etags }, { idempotencyKey: keys.complete });
   const bundleId = String(done?.bundleId ?? start.bundleId);
@@ -104,15 +112,36 @@ function checkUploadStart(start, size) {
 }
 
 /**
- * PUTs every part, PARALLEL_PARTS at a time, each streamed from its byte range of the file.
+ * The line that says how the parts go: `3 parts of 16 MiB (the last 8 MiB), 4 at a time`, and
+ * whether the service's answer differs from the part size its runtime settings name.
+ * @param {Part[]} parts
+ * @param {number} partSizeBytes
+ * @param {number} parallel
+ */
+export function partsPlan(parts, partSizeBytes, parallel) {
+  const mib = (/** @type {number} */ n) => (n % MiB === 0 ? `${n / MiB} MiB` : `${n} bytes`);
+  const size = parts[0].size;
+  const last = parts[parts.length - 1].size;
+  const shape = parts.length === 1
+    ? `1 part of ${mib(size)}`
+    : `${parts.length} parts of ${mib(size)}${last !== size ? ` (the last ${mib(last)})` : ''}`;
+  // One part smaller than the part size is the whole bundle, not a different part size.
+  const differs = parts.length > 1 ? size !== partSizeBytes : size > partSizeBytes;
+  const note = differs ? `; the runtime settings name ${mib(partSizeBytes)} parts, the service answered ${mib(size)}` : '';
+  return `uploading ${shape}, ${parallel} at a time (runtime settings)${note}`;
+}
+
+/**
+ * PUTs every part, `parallel` at a time, each streamed from its byte range of the file.
  * @param {ServiceClient} client
  * @param {Bundle} bundle
  * @param {UploadStart} start
  * @param {Output} output
  * @param {string} jobId
+ * @param {number} parallel
  * @returns {Promise<{ partNumber: number, etag: string }[]>}
  */
-async function uploadParts(client, bundle, start, output, jobId) {
+async function uploadParts(client, bundle, start, output, jobId, parallel) {
   const total = bundle.size;
   const reporter = progressReporter(client, jobId, total);
   /** @type {Map<number, number>} bytes sent by each part's current attempt */
@@ -177,7 +206,7 @@ async function uploadParts(client, bundle, start, output, jobId) {
   }
 
   output.uploadStart(total);
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_PARTS, start.parts.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(parallel, start.parts.length) }, worker));
   if (firstError) throw firstError;
   output.uploadEnd(total);
   await reporter.finish();
