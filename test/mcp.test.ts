@@ -289,7 +289,7 @@ describe('tools, resources and prompts with every scope', () => {
 
   it('reads every resource and gets both prompts', async () => {
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri).sort()).toEqual(['posture://docs/analysis.md', 'posture://docs/cli.md', 'posture://docs/openapi.json', 'posture://docs/scoring.md', 'posture://docs/specification.md']);
+    expect(resources.map((r) => r.uri).sort()).toEqual(['posture://docs/analysis.md', 'posture://docs/cli.md', 'posture://docs/inputs.md', 'posture://docs/openapi.json', 'posture://docs/scoring.md', 'posture://docs/specification.md']);
     for (const resource of resources) {
       const read = await client.readResource({ uri: resource.uri });
       expect(text(read).length, resource.uri).toBeGreaterThan(1000);

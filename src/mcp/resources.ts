@@ -1,8 +1,9 @@
 // The documentation an assistant may read with the docs scope: the interface specification, the
-// OpenAPI document, the CLI guide, and how scores and findings are computed.
+// OpenAPI document, the CLI guide, how to produce the inputs, and how scores and findings are computed.
 import type { McpServer } from '@modelcontextprotocol/server';
 import analysisGuide from '../../docs/analysis.md';
 import cliGuide from '../../docs/cli.md';
+import inputsGuide from '../../docs/inputs.md';
 import specification from '../../docs/posture-api.md';
 import scoringGuide from '../../docs/scoring.md';
 import { ApiError } from '../lib/errors';
@@ -27,6 +28,8 @@ export const DOCUMENTS: readonly Doc[] = [
     text: async (context) => JSON.stringify((await import('../app')).openApiDocument(apiBaseUrl(context.env))) },
   { name: 'cli-guide', uri: 'posture://docs/cli.md', title: 'Command-line client guide', mimeType: 'text/markdown',
     description: 'Uploading bundles from CI with the posture CLI: upload passes, surveys, waiting, exit codes.', text: () => cliGuide },
+  { name: 'inputs', uri: 'posture://docs/inputs.md', title: 'Producing the inputs', mimeType: 'text/markdown',
+    description: 'How to produce SBOMs, CBOMs and runtime records with cdxgen, syft, the CycloneDX build plugins, CBOMkit and sonar-cryptography, and upload them.', text: () => inputsGuide },
   { name: 'scoring', uri: 'posture://docs/scoring.md', title: 'How scores are computed', mimeType: 'text/markdown',
     description: 'The three axes, penalties, bands, portfolio weighting, ranked fixes and simulation, with a worked example.', text: () => scoringGuide },
   { name: 'analysis', uri: 'posture://docs/analysis.md', title: 'How findings are made', mimeType: 'text/markdown',
