@@ -24,6 +24,8 @@ export interface Env {
   DASHBOARD_URL: string;
   EMAIL_FROM: string;
   OPEN_SIGNUP: string;
+  /** With sign-up closed, the one email that may sign up while no organization exists: a new deployment's first administrator. */
+  BOOTSTRAP_ADMIN_EMAIL?: string;
   MAX_BUNDLE_BYTES: string;
   /** Where the daily refresh fetches OSV data: `{url}/{ecosystem}/all.zip`; unset, no refresh. */
   VULNDB_SOURCE_URL?: string;

@@ -81,12 +81,24 @@ export async function sendInvitationEmail(env: Env, to: string, orgName: string,
 }
 
 /**
+ * Whether an email no organization knows may sign up (and get an organization of its own): when
+ * sign-up is open, or, on a new deployment with sign-up closed, the first administrator named by
+ * `BOOTSTRAP_ADMIN_EMAIL` while no organization exists yet (docs/deploy.md).
+ */
+async function signUpAllowed(db: ControlDb, env: Env, email: string): Promise<boolean> {
+  if (env.OPEN_SIGNUP === 'true') return true;
+  if (!env.BOOTSTRAP_ADMIN_EMAIL || normalizeEmail(env.BOOTSTRAP_ADMIN_EMAIL) !== normalizeEmail(email)) return false;
+  const any = await db.$client.prepare('SELECT 1 FROM organizations LIMIT 1').first();
+  return !any;
+}
+
+/**
  * Starts a sign-in: known people, and unknown ones when sign-up is open, get a link by email.
  * `linkFor` builds the link from the token when it leads elsewhere than the dashboard.
  */
 export async function requestSignIn(db: ControlDb, env: Env, email: string, linkFor?: (token: string) => string): Promise<void> {
   const known = await findUserByEmail(db, email);
-  if (!known && env.OPEN_SIGNUP !== 'true') return;
+  if (!known && !(await signUpAllowed(db, env, email))) return;
   const token = await createSignInLink(db, env, email);
   await sendSignInEmail(env, normalizeEmail(email), token, linkFor?.(token));
 }
@@ -121,7 +133,7 @@ export async function consumeSignInLink(db: ControlDb, env: Env, token: string, 
     // Removal ends a person's sign-ins, including one waiting in their mailbox: a link issued before
     // their last removal signs in nowhere. A link asked for afterwards signs up as anyone new would.
     if (user && (await removedSince(db, user.id, issuedAt))) throw new ApiError('unauthorized', 'This person was removed from their organization after the link was sent.');
-    if (env.OPEN_SIGNUP !== 'true') throw new ApiError('unauthorized', 'No organization knows this email.');
+    if (!(await signUpAllowed(db, env, email))) throw new ApiError('unauthorized', 'No organization knows this email.');
     user = await ensureUser(db, email);
     await createOrganization(db, { name: `${user.name}'s organization`, ownerId: user.id, projectName: 'First project', traceId });
     signedUp = true;
