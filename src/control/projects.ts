@@ -207,7 +207,7 @@ export async function myProjects(db: ControlDb, principal: Principal) {
 }
 
 export interface PurgeResult {
-  /** Projects removed for good (their data-plane storage can now be cleared). */
+  /** Projects removed for good; queued in `erasures`, so their R2 objects and storage go next. */
   projectIds: string[];
   organizationIds: string[];
   /** Every organization whose control plane changed (for the access cache). */
@@ -219,7 +219,10 @@ const EXPIRED = (column: string) => `julianday(${column}) + o.retention_days <= 
 /**
  * The scheduled retention purge: projects deleted longer than their organization's `retentionDays`
  * ago lose their row, team assignments and credentials; organizations deleted that long ago lose
- * everything (members, teams, roles, projects, credentials). Activity entries are kept.
+ * everything (members, teams, roles, projects, credentials). In the same batch each purged project
+ * (and organization) is queued in `erasures`, which the cron works afterwards in bounded slices
+ * (src/control/erasures.ts): the project's R2 objects and Durable Object storage, the organization's
+ * activity entries. A purged project's activity entries stay in its organization's log.
  */
 export async function purgeExpiredProjects(d1: D1Database, now = new Date()): Promise<PurgeResult> {
   const at = now.toISOString();
@@ -233,6 +236,7 @@ export async function purgeExpiredProjects(d1: D1Database, now = new Date()): Pr
       d1.prepare('DELETE FROM team_projects WHERE project_id = ?1').bind(p.id),
       d1.prepare('DELETE FROM credentials WHERE project_id = ?1').bind(p.id),
       d1.prepare('DELETE FROM projects WHERE id = ?1 AND deleted_at IS NOT NULL').bind(p.id),
+      d1.prepare("INSERT OR IGNORE INTO erasures (kind, target_id, org_id, step, queued_at, updated_at) VALUES ('project', ?1, ?2, 'close', ?3, ?3)").bind(p.id, p.org_id, at),
       d1.prepare('INSERT INTO activity (id, org_id, project_id, actor_id, actor_kind, action, data, trace_id, created_at) VALUES (?1, ?2, ?3, NULL, ?4, ?5, ?6, NULL, ?7)')
         .bind(entry.id, entry.orgId, entry.projectId, entry.actorKind, entry.action, JSON.stringify(entry.data), entry.createdAt),
     ]);
@@ -246,6 +250,9 @@ export async function purgeExpiredProjects(d1: D1Database, now = new Date()): Pr
     const { results: orgProjects } = await d1.prepare('SELECT id FROM projects WHERE org_id = ?1').bind(id).all<{ id: string }>();
     const orgTeams = 'SELECT id FROM teams WHERE org_id = ?1';
     await d1.batch([
+      d1.prepare(`INSERT OR IGNORE INTO erasures (kind, target_id, org_id, step, queued_at, updated_at)
+                  SELECT 'project', id, org_id, 'close', ?2, ?2 FROM projects WHERE org_id = ?1`).bind(id, at),
+      d1.prepare("INSERT OR IGNORE INTO erasures (kind, target_id, org_id, step, queued_at, updated_at) VALUES ('organization', ?1, ?1, 'activity', ?2, ?2)").bind(id, at),
       d1.prepare(`DELETE FROM team_members WHERE team_id IN (${orgTeams})`).bind(id),
       d1.prepare(`DELETE FROM team_roles WHERE team_id IN (${orgTeams})`).bind(id),
       d1.prepare(`DELETE FROM team_projects WHERE team_id IN (${orgTeams}) OR project_id IN (SELECT id FROM projects WHERE org_id = ?1)`).bind(id),

@@ -137,3 +137,30 @@ export const activity = sqliteTable('activity', {
   index('activity_org_action').on(t.orgId, t.action, t.createdAt, t.id),
   index('activity_org_actor').on(t.orgId, t.actorId, t.createdAt, t.id),
 ]);
+
+/**
+ * Erasures still to finish (docs/retention.md): what the retention purge removed from the control
+ * plane but whose data lives elsewhere or is large. Worked by the daily cron in bounded slices and
+ * deleted when done, so an erasure interrupted halfway continues on the next run.
+ * - `project`: the project's R2 objects (`projects/{id}/`), then its Durable Object storage;
+ *   `step` `close` (uploads aborted, object closed), `objects`, `storage`.
+ * - `organization`: the purged organization's activity entries (`step` `activity`).
+ * - `person`: a person who belongs to no organization any more: their ratings' email in every
+ *   project of their former organizations (`cursor` = the last project done, by id), then their
+ *   email and name in activity entries and in `users` (`step` `projects`, `people`).
+ */
+export const erasures = sqliteTable('erasures', {
+  kind: text('kind', { enum: ['project', 'organization', 'person'] }).notNull(),
+  targetId: text('target_id').notNull(),
+  /** The project's organization (projects only). */
+  orgId: text('org_id'),
+  step: text('step').notNull(),
+  cursor: text('cursor'),
+  /** Objects or rows erased so far. */
+  erased: integer('erased').notNull().default(0),
+  /** Runs that failed on it; `lastError` says why. */
+  failures: integer('failures').notNull().default(0),
+  lastError: text('last_error'),
+  queuedAt: text('queued_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.kind, t.targetId] }), index('erasures_queued').on(t.queuedAt)]);

@@ -11,6 +11,7 @@ import { nowIso } from '../lib/ids';
 import { DOCUMENT_FORMATS, type DocumentFormat } from '../render/model';
 import { TEMPLATES } from '../render/templates';
 import { changeJob, createJob, findJob, isFinished, REPORT_TYPES, requireJob, type JobRow } from './jobs';
+import { retentionEnded } from './erasure';
 import type { ProjectState } from './project-object';
 import { record, requireReport, type ReportRow } from './reports';
 import { jobs, renderWork, reportDocuments, reports } from './schema';
@@ -80,8 +81,9 @@ export async function queueRenders(state: ProjectState, reportId: string, now = 
 export async function renderAgain(state: ProjectState, jobId: string): Promise<Record<DocumentFormat, string>> {
   const job = requireJob(state.db, jobId);
   const isReportJob = job.stepType === 'REPORT' && (REPORT_TYPES as readonly string[]).includes(job.stepLabel ?? '');
-  const held = isReportJob && job.status === 'COMPLETED' && state.db.select({ id: reports.id }).from(reports).where(eq(reports.id, jobId)).get();
+  const held = isReportJob && job.status === 'COMPLETED' && state.db.select({ id: reports.id, surveyId: reports.surveyId }).from(reports).where(eq(reports.id, jobId)).get();
   if (!held) throw conflict('Only a completed report can be rendered: this job is not a report, or its report is not produced yet.');
+  if (retentionEnded(findJob(state.db, held.surveyId))) throw conflict('The report\'s survey was deleted and its retention period ended: its documents were erased and are no longer produced.');
   return queueRenders(state, jobId);
 }
 
@@ -193,7 +195,9 @@ export async function expireRenders(state: ProjectState, now = Date.now()): Prom
 
 /** The formats ready to download: `json` always, then those rendered, in the usual order. */
 export function exportFormats(state: ProjectState, reportId: string): string[] {
-  requireReport(state, reportId);
+  const report = requireReport(state, reportId);
+  // Its survey's retention ended: the full document and the renderings were erased.
+  if (retentionEnded(findJob(state.db, report.surveyId))) return [];
   const rendered = new Set(state.db.select({ format: reportDocuments.format }).from(reportDocuments).where(eq(reportDocuments.reportId, reportId)).all().map((r) => r.format));
   return ['json', ...DOCUMENT_FORMATS.filter((f) => rendered.has(f))];
 }

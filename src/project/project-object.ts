@@ -18,6 +18,7 @@ import * as schema from './schema';
 import { settings } from './schema';
 import * as surveys from './surveys';
 import { ABANDONED_AFTER_MS, sweepAbandoned } from './sweep';
+import { abortStartedUploads, CallBudget, deleteUnder, ERASE_SLICE_KEYS, eraseExpiredSurveys, forgetRaters, projectPrefix, R2_DELETE_BATCH } from './erasure';
 import * as uploads from './uploads';
 import * as bundleList from './bundle-list';
 import * as analysis from './analysis-store';
@@ -43,6 +44,17 @@ import type { FixRow } from '../scoring/portfolio';
 /** Pause between two slices of a large deletion, so requests waiting for the object go first. */
 const PURGE_PAUSE_MS = 5;
 
+/** Answered by every data operation of a project whose erasure began (src/control/erasures.ts). */
+const PURGED = 'This project was purged at the end of its retention period; its data is being erased.';
+
+/** What one `eraseSlice` call did: `done` once the storage itself is erased. */
+export interface ErasureProgress {
+  step: 'close' | 'objects' | 'storage';
+  /** R2 objects deleted by this call. */
+  deleted: number;
+  done: boolean;
+}
+
 /** What the area modules (surveys, uploads, analysis, data health) work with. */
 export interface ProjectState {
   env: Env;
@@ -64,20 +76,47 @@ export class ProjectObject extends DurableObject<Env> {
   private readonly hub = new JobHub();
   private readonly idempotency: Idempotency;
   private wakeRequested = false;
+  /** The schema exists (migrations applied). A store never set up, or erased, has none. */
+  private migrated = false;
+  /** `deleteAll` ran in this instance: the project was purged and its storage erased. */
+  private erased = false;
+  /** The project's erasure began (`settings.erasingSince`); read once per instance. */
+  private closing: boolean | undefined;
+  /** When the alarm next looks at deleted surveys whose retention may have ended (ms; 0: at the next ring). */
+  private surveyRetentionAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = drizzle(ctx.storage, { schema });
     this.idempotency = new Idempotency(this.db);
-    // Applied on first use and after every deploy that adds a migration; cheap when up to date.
-    ctx.blockConcurrencyWhile(async () => migrate(this.db, migrations));
+    // Applied on first use and after every deploy that adds a migration; cheap when up to date. A store
+    // without a schema (never set up, or erased after a purge) stays empty until `provision` sets it up,
+    // so looking at an erased project's object never writes anything back.
+    ctx.blockConcurrencyWhile(async () => {
+      const schemaExists = ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").toArray().length > 0;
+      if (schemaExists) await this.migrate();
+    });
+  }
+
+  private async migrate(): Promise<void> {
+    await migrate(this.db, migrations);
+    this.migrated = true;
   }
 
   private setting(key: string): string | undefined {
+    if (!this.migrated) return undefined;
     return this.db.select().from(settings).where(eq(settings.key, key)).get()?.value;
   }
 
+  /** Whether the project's erasure began: it answers nothing any more and its alarm stays silent. */
+  private isClosing(): boolean {
+    if (this.erased) return true;
+    this.closing ??= this.setting('erasingSince') !== undefined;
+    return this.closing;
+  }
+
   private state(): ProjectState {
+    if (this.isClosing()) throw new ApiError('not_found', PURGED);
     const projectId = this.setting('projectId');
     // Never set up: the caller (src/project/client.ts) starts the set-up and answers 503 provisioning.
     if (!projectId) throw new ApiError('provisioning', UNPROVISIONED);
@@ -128,6 +167,13 @@ export class ProjectObject extends DurableObject<Env> {
    * alarm; until then data operations answer 503 `provisioning`. Idempotent.
    */
   async provision(projectId: string): Promise<string> {
+    if (this.isClosing()) throw new Error(PURGED);
+    if (!this.migrated) {
+      // A purged project (unknown to the control plane) is never set up again.
+      const known = await this.env.DB.prepare('SELECT 1 AS known FROM projects WHERE id = ?1').bind(projectId).first();
+      if (!known) throw new Error(`No project ${projectId} exists; its storage is not set up.`);
+      await this.migrate();
+    }
     const existing = this.setting('startupJobId');
     if (existing) return existing;
     const job = createJob(this.db, 'INSTANCE_STARTUP', { status: 'RUNNING', message: 'Setting up the project\'s storage.', metadata: { projectId } });
@@ -143,6 +189,7 @@ export class ProjectObject extends DurableObject<Env> {
    * bounded slice per ring: other requests are answered in between.
    */
   override async alarm(): Promise<void> {
+    if (this.isClosing()) return;
     const jobId = this.setting('startupJobId');
     if (!jobId) return;
     if (!this.setting('readyAt')) {
@@ -155,6 +202,15 @@ export class ProjectObject extends DurableObject<Env> {
     await scoring.scoreUnasked(state);
     const morePurges = purgeSlice(state);
     const times = [await expireLeases(state), await documents.expireRenders(state), await scoring.expireScoring(state), runBackfills(state), await sweepAbandoned(state)];
+    // Deleted surveys whose retention ended lose their files (src/project/erasure.ts); looked at only
+    // when one may be due, not on every ring of a busy alarm.
+    if (Date.now() >= this.surveyRetentionAt) {
+      this.surveyRetentionAt = await eraseExpiredSurveys(state).then((next) => next ?? Infinity, (error) => {
+        console.error(JSON.stringify({ level: 'error', message: 'survey retention: erasing files failed; retried in an hour', projectId: state.projectId, error: String(error) }));
+        return Date.now() + 60 * 60_000;
+      });
+    }
+    if (this.surveyRetentionAt !== Infinity) times.push(this.surveyRetentionAt);
     // Deletions left, or queued just now by a lapsed lease.
     if (morePurges || this.wakeRequested) times.push(Date.now() + PURGE_PAUSE_MS);
     this.wakeRequested = false;
@@ -173,6 +229,7 @@ export class ProjectObject extends DurableObject<Env> {
    * insert of the rows into `contents`, timed, then deleted again. Answers the insert's milliseconds.
    */
   async analysisFloor(rows: { key: string; name: string; data: unknown }[]): Promise<number> {
+    if (!this.migrated) await this.migrate();
     const sql = this.ctx.storage.sql;
     const started = performance.now();
     this.ctx.storage.transactionSync(() => {
@@ -185,7 +242,47 @@ export class ProjectObject extends DurableObject<Env> {
 
   /** Whether the storage is set up (for tests and health checks). */
   async isReady(): Promise<boolean> {
-    return this.setting('readyAt') !== undefined;
+    return !this.isClosing() && this.setting('readyAt') !== undefined;
+  }
+
+  // ---- erasure when retention ends (src/project/erasure.ts, src/control/erasures.ts) ----
+
+  /**
+   * One bounded slice of a purged project's erasure, called by the daily cron until it answers
+   * `done`: first the object closes (every data operation answers 404, the alarm stops, unfinished
+   * uploads are aborted), then its R2 objects go, at most `maxKeys` per call, then its own storage
+   * (`deleteAll`, `deleteAlarm`). Safe to call again at any point: an interrupted erasure goes on
+   * where the stored state says.
+   */
+  async eraseSlice(input: { projectId: string; maxKeys?: number; batch?: number }): Promise<ErasureProgress> {
+    const own = this.setting('projectId');
+    if (own && own !== input.projectId) throw new Error(`This object holds project ${own}, not ${input.projectId}.`);
+    // Only a project the control plane no longer has (purged) is ever erased.
+    const known = await this.env.DB.prepare('SELECT 1 AS known FROM projects WHERE id = ?1').bind(input.projectId).first();
+    if (known) throw new Error(`Project ${input.projectId} still exists; only a purged project is erased.`);
+    const slice = { budget: new CallBudget(Infinity), maxKeys: input.maxKeys ?? ERASE_SLICE_KEYS, batch: input.batch ?? R2_DELETE_BATCH };
+    if (this.migrated) {
+      if (!this.isClosing()) {
+        this.db.insert(settings).values({ key: 'erasingSince', value: new Date().toISOString() }).onConflictDoNothing().run();
+        this.closing = true;
+      }
+      await this.ctx.storage.deleteAlarm();
+      if (await abortStartedUploads(this.env, this.db)) return { step: 'close', deleted: 0, done: false };
+    }
+    // Nothing stored (never set up, or erased by an earlier call): the R2 objects still go first.
+    const { deleted, more } = await deleteUnder(this.env.BUNDLES, projectPrefix(input.projectId), slice);
+    if (more) return { step: 'objects', deleted, done: false };
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.erased = true;
+    this.migrated = false;
+    return { step: 'storage', deleted, done: true };
+  }
+
+  /** A person who belongs to no organization any more: their ratings keep their id, not their email. */
+  async forgetPeople(userIds: string[]): Promise<number> {
+    if (!this.migrated || this.erased) return 0;
+    return forgetRaters(this.ctx.storage.sql, userIds);
   }
 
   // ---- surveys and jobs (spec 4.8, 4.9) ----
@@ -219,7 +316,15 @@ export class ProjectObject extends DurableObject<Env> {
   }
 
   async deleteSurvey(jobId: string) {
-    return this.rpc((state) => surveys.deleteSurvey(state, jobId));
+    return this.rpc(async (state) => {
+      const answer = surveys.deleteSurvey(state, jobId);
+      // Its retention (at least a day) is looked at by the alarm (src/project/erasure.ts).
+      if (answer.changed) {
+        this.surveyRetentionAt = Math.min(this.surveyRetentionAt, Date.now() + 86_400_000);
+        await this.sweepBy(Date.now() + 86_400_000);
+      }
+      return answer;
+    });
   }
 
   async restoreSurvey(jobId: string) {

@@ -9,6 +9,7 @@ import {
 } from './jobs';
 import * as health from './health';
 import { queueWork } from './leases';
+import { retentionEnded } from './erasure';
 import { bundleOf, queueReports } from './report-build';
 import type { ProjectState } from './project-object';
 import { jobs } from './schema';
@@ -121,6 +122,7 @@ export async function regenerateSurvey(state: ProjectState, input: RegenerateInp
   const { idempotencyKey, ...request } = input;
   const { answer, replayed } = await state.idempotency.runOnce('survey.regenerate', idempotencyKey, request, async () => {
     const old = requireSurvey(state.db, request.surveyId);
+    if (retentionEnded(old)) throw invalidRequest('The survey was deleted and its retention period ended: its upload was erased, so it cannot run again.');
     const bundle = bundleOf(state, old);
     if (!bundle) throw invalidRequest('The survey has no completed upload to run again from.');
     const { survey, steps } = createSurvey(state.db, {
@@ -241,6 +243,8 @@ function surveyForDeletion(state: ProjectState, jobId: string): JobRow {
 function setDeleted(state: ProjectState, jobId: string, deleted: boolean): Changed<JobAnswer> {
   const row = surveyForDeletion(state, jobId);
   if (Boolean(row.deletedAt) === deleted) return { answer: jobWithSteps(state.db, row), changed: false };
+  // Like a project after its retention (docs/decisions.md, "Retention and erasure (issue 12)").
+  if (!deleted && retentionEnded(row)) throw notFound('The survey\'s retention period has ended and its files were erased; it can no longer be restored.');
   const deletedAt = deleted ? new Date().toISOString() : null;
   state.db.update(jobs).set({ deletedAt, seq: row.seq + 1 }).where(eq(jobs.id, row.id)).run();
   const updated = { ...row, deletedAt, seq: row.seq + 1 };
