@@ -4,12 +4,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { list } from 'tar';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { applyRuntimeSettings, excludeRule, globToRegExp, parseRuntimeSettings } from '../cli/lib/runtime.mjs';
 import { partsPlan } from '../cli/lib/upload.mjs';
 import { RUNTIME_CONFIG, mintPass, startFake } from './fake-service.mjs';
-import { MiB, bom, runCli, tempDir, writeTree } from './helpers.mjs';
+import { MiB, bom, runCli, tempDir, untarEntries, writeTree } from './helpers.mjs';
 
 const PROJECT = randomUUID();
 const CONFIG_PATH = `/api/v1/project/${PROJECT}/bundle/upload/runtime-config`;
@@ -47,22 +46,7 @@ const routes = (/** @type {NonNullable<typeof fake>} */ f) =>
   f.state.requests.map((r) => `${r.method} ${r.path.replace(`/api/v1/project/${PROJECT}/`, '')}`);
 const jsonl = (/** @type {object[]} */ records) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
-/** The entries of an uploaded .tar.gz: { path: content }. */
-async function untar(/** @type {Buffer} */ data) {
-  const file = path.join(dir, `${randomUUID()}.tar.gz`);
-  await writeFile(file, data);
-  /** @type {Record<string, string>} */
-  const entries = {};
-  await list({
-    file,
-    onReadEntry: (entry) => {
-      let text = '';
-      entry.on('data', (c) => (text += c));
-      entry.on('end', () => (entries[entry.path] = text));
-    },
-  });
-  return entries;
-}
+const untar = (/** @type {Buffer} */ data) => untarEntries(dir, data);
 const lines = (/** @type {string} */ text) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 
 describe('a runtime upload applies the settings to the records', () => {

@@ -2,12 +2,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { list } from 'tar';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collectFiles, hashFile, prepareBundle } from '../cli/lib/bundle.mjs';
 import { VERSION } from '../cli/lib/version.mjs';
 import { PART_SIZE, mintPass, startFake } from './fake-service.mjs';
-import { MiB, bigFile, bom, finished, runCli, spawnCli, tempDir, writeTree } from './helpers.mjs';
+import { MiB, bigFile, bom, finished, runCli, spawnCli, tempDir, untarEntries, writeTree } from './helpers.mjs';
 
 const PROJECT = randomUUID();
 /** @type {string} */ let dir;
@@ -37,22 +36,7 @@ async function serve(options = {}) {
 const env = (/** @type {Record<string, string>} */ extra = {}) => ({ POSTURE_API: fake?.url ?? '', POSTURE_PASS: pass, ...extra });
 const sha = (/** @type {Buffer} */ data) => createHash('sha256').update(data).digest('hex');
 
-/** The entries of a .tar.gz held in memory: { path: content }. */
-async function untar(/** @type {Buffer} */ data) {
-  const file = path.join(dir, `${randomUUID()}.tar.gz`);
-  await writeFile(file, data);
-  /** @type {Record<string, string>} */
-  const entries = {};
-  await list({
-    file,
-    onReadEntry: (entry) => {
-      let text = '';
-      entry.on('data', (c) => (text += c));
-      entry.on('end', () => (entries[entry.path] = text));
-    },
-  });
-  return entries;
-}
+const untar = (/** @type {Buffer} */ data) => untarEntries(dir, data);
 
 describe('bundles: packing and hashing', () => {
   it('packs a directory into a .tar.gz: generated manifest.json at the root, *.json files (paths kept), runtime/*.jsonl', async () => {

@@ -1,11 +1,12 @@
 // Running the CLI as a user would (a child process) and making bundles on disk for it.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
+import { list } from 'tar';
 
 export const CLI = path.resolve(import.meta.dirname, '../cli/posture.mjs');
 export const MiB = 1024 * 1024;
@@ -75,4 +76,21 @@ export async function writeTree(dir, files) {
     await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
     await writeFile(path.join(dir, rel), content);
   }
+}
+
+/** The entries of a .tar.gz held in memory, { path: content }, read through a file in `dir`. */
+export async function untarEntries(dir, data) {
+  const file = path.join(dir, `${randomUUID()}.tar.gz`);
+  await writeFile(file, data);
+  /** @type {Record<string, string>} */
+  const entries = {};
+  await list({
+    file,
+    onReadEntry: (entry) => {
+      let text = '';
+      entry.on('data', (c) => (text += c));
+      entry.on('end', () => (entries[entry.path] = text));
+    },
+  });
+  return entries;
 }
