@@ -132,6 +132,16 @@ describe('connecting: discovery, registration, authorize, token with PKCE, refre
     expect(location.searchParams.get('error')).toBe('access_denied');
     expect(location.searchParams.get('state')).toBe('state-123');
 
+    // Links for one address are rate limited however they are asked for (600 a minute, the binding's setting).
+    const flooded = uniqueEmail('flooded');
+    for (let i = 0; i < 600; i++) await env.RATE_LIMITER.limit({ key: `sign-in:${flooded}` });
+    const another = new Browser();
+    const fresh = inputValue(await (await another.fetch(authorizeUrl(clientId, challenge))).text(), 'request');
+    const refusedPage = await another.fetch('/authorize/sign-in', { form: { request: fresh, email: flooded } });
+    expect(refusedPage.status).toBe(429);
+    expect(await refusedPage.text()).toContain('Too many sign-in links');
+    await expectError(await api('/api/v1/auth/sign-in', { body: { email: flooded } }), 429, 'rate_limited');
+
     const unknownClient = await new Browser().fetch(authorizeUrl('no-such-client', challenge));
     expect(unknownClient.status).toBe(400);
     expect(unknownClient.headers.get('content-security-policy')).toContain("default-src 'none'");

@@ -7,6 +7,7 @@ import { credentials, orgMembers, projects, signInLinks, users } from '../contro
 import { activeMemberships, createOrganization, ensureUser, findUserByEmail, normalizeEmail } from '../control/tenancy';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
+import { checkRateLimit } from '../middleware/rate-limit';
 import { addDays, newId, nowIso } from '../lib/ids';
 import { reachableProjectIds } from './access';
 import { secondsFromIso, signingKeys, signToken, verifyToken } from './tokens';
@@ -97,6 +98,8 @@ async function signUpAllowed(db: ControlDb, env: Env, email: string): Promise<bo
  * `linkFor` builds the link from the token when it leads elsewhere than the dashboard.
  */
 export async function requestSignIn(db: ControlDb, env: Env, email: string, linkFor?: (token: string) => string): Promise<void> {
+  // However it is asked for (the API, an assistant's sign-in page), one address gets a bounded number of links.
+  await checkRateLimit(env, `sign-in:${normalizeEmail(email)}`);
   const known = await findUserByEmail(db, email);
   if (!known && !(await signUpAllowed(db, env, email))) return;
   const token = await createSignInLink(db, env, email);

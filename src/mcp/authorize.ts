@@ -42,7 +42,7 @@ async function savePending(env: Env, id: string, pending: Pending): Promise<void
 const setCookies = (c: Context<AppEnv>): string[] => (c.res.headers as unknown as { getSetCookie(): string[] }).getSetCookie();
 
 /** Every answer is a page nobody may frame, cache or leak through the Referer (the link carries a token). */
-function page(c: Context<AppEnv>, html: string, status: 200 | 400 = 200, extra?: Headers): Response {
+function page(c: Context<AppEnv>, html: string, status: 200 | 400 | 429 = 200, extra?: Headers): Response {
   const headers = new Headers(extra);
   headers.set('content-type', 'text/html; charset=utf-8');
   headers.set('content-security-policy', PAGE_CSP);
@@ -137,8 +137,13 @@ export const authorizeRouter = createRouter()
       return page(c, signInPage({ ...pending.client, action: `${AUTHORIZE_PATH}/sign-in`, requestId: id, email, error: 'Enter a valid email address.' }), 400);
     }
     const base = apiBaseUrl(c.env);
-    await requestSignIn(controlDb(c.env.DB), c.env, email, (token) =>
-      `${base}${AUTHORIZE_PATH}/continue?request=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`);
+    try {
+      await requestSignIn(controlDb(c.env.DB), c.env, email, (token) =>
+        `${base}${AUTHORIZE_PATH}/continue?request=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'rate_limited') throw error;
+      return page(c, signInPage({ ...pending.client, action: `${AUTHORIZE_PATH}/sign-in`, requestId: id, email, error: 'Too many sign-in links were asked for this address; wait a minute and try again.' }), 429);
+    }
     await savePending(c.env, id, { ...pending, email: normalizeEmail(email) });
     // The same answer whether or not the address can sign in: nobody learns who has an account.
     return page(c, checkEmailPage({ email, local: ['localhost', '127.0.0.1'].includes(new URL(base).hostname) }));

@@ -7,8 +7,6 @@ import { controlDb } from '../../control/db';
 import { credentials } from '../../control/schema';
 import { nowIso } from '../../lib/ids';
 import { createRouter } from '../../lib/router';
-import { checkRateLimit } from '../../middleware/rate-limit';
-import { normalizeEmail } from '../../control/tenancy';
 import type { AppEnv } from '../../lib/context';
 import * as routes from './auth.routes';
 
@@ -20,7 +18,6 @@ const switchFrom = (c: Context<AppEnv>): SwitchFrom => {
 export const authRouter = createRouter()
   .openapi(routes.signIn, async (c) => {
     const { email } = c.req.valid('json');
-    await checkRateLimit(c.env, `sign-in:${normalizeEmail(email)}`);
     await requestSignIn(controlDb(c.env.DB), c.env, email);
     return c.json({ ok: true as const, message: 'If this address may sign in, a link is on its way.' }, 202);
   })
