@@ -64,7 +64,7 @@ try {
       `Demo organization ${seeded.orgId}, demo project ${seeded.projectId}, admin ${seeded.adminEmail}${seeded.created ? ' (seeded now)' : ''}.`,
       // dev:session reads PORT too, so the hint names it when the port is not the default.
       `A session token for the admin:  ${port === 8787 ? '' : `PORT=${port} `}npm run -s dev:session`,
-      `MCP server for AI assistants: http://localhost:${port}/mcp  (sign in as ${seeded.adminEmail}; the link is in the .eml file logged above; README, "Connect an AI assistant")`,
+      `MCP server for AI assistants: http://localhost:${port}/mcp  (sign in as ${seeded.adminEmail}: the link arrives as an .eml file whose path this log shows; README, "Connect an AI assistant")`,
       '',
     ].join('\n'),
   );
