@@ -1,6 +1,6 @@
 // What every MCP tool works with: the verified assistant (a `connected_app` principal), the scopes
 // its person ticked, and the same permission checks the HTTP handlers use, on the project a tool names.
-import { personPermissions, principalPermissions, reachableProjectIds } from '../auth/access';
+import { personPermissions, principalPermissions } from '../auth/access';
 import type { Permission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
 import { recordActivity, type ActivityAction } from '../control/activity';
@@ -12,7 +12,6 @@ import { SCOPE_INFO, type Scope } from './scopes';
 
 export interface ToolContext {
   env: Env;
-  waitUntil: (promise: Promise<unknown>) => void;
   /** The assistant's approval: its person, organization and scopes (projectId is null: it reaches the person's projects). */
   app: Principal;
   /** The request's id, recorded as the trace id of activity entries. */
@@ -53,9 +52,6 @@ export async function onOrganization(context: ToolContext, permission: Permissio
   if (!held.org.has(permission)) throw permissionDenied(permission);
   return context.app;
 }
-
-/** Ids of the projects the assistant's person reaches in the approval's organization. */
-export const reachable = (context: ToolContext) => reachableProjectIds(context.env.DB, context.app.orgId, context.app.userId);
 
 /** Records an assistant's change in the activity log, as the HTTP handlers do (the actor kind is `connected_app`). */
 export async function recordFor(context: ToolContext, principal: Principal, action: ActivityAction, data: Record<string, unknown>): Promise<void> {

@@ -36,7 +36,7 @@ export const mcpApiHandler = {
       return error.status === 401 ? refused(error, requestId) : errorResponse(error, { 'X-Request-Id': requestId });
     }
     if (needsTouch(app)) ctx.waitUntil(touchCredential(env.DB, app.jti).catch(() => undefined));
-    const context = { env, app, requestId, waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise) };
+    const context = { env, app, requestId };
     const handle = createMcpHandler(() => buildServer(context), { route: MCP_PATH });
     const response = await handle(request, env, ctx);
     response.headers.set('X-Request-Id', requestId);

@@ -1,6 +1,6 @@
 // What a person lets an AI assistant do (spec part 5 rule 9): four OAuth scopes, ticked on the approval
 // page. An assistant acts with the person's own permissions intersected with what its scopes allow.
-import { isOrgPermission, type Permission } from '../auth/permissions';
+import type { Permission } from '../auth/permissions';
 import type { PermissionSets } from '../auth/access';
 
 export const SCOPES = ['docs:read', 'project:read', 'project:write', 'credentials:create'] as const;
@@ -60,9 +60,4 @@ export function intersectScopes(person: PermissionSets, scopes: readonly string[
   const allowed = scopePermissions(scopes);
   const keep = (set: Set<Permission>) => new Set([...set].filter((p) => allowed.has(p)));
   return { org: keep(person.org), project: keep(person.project) };
-}
-
-/** Splits a permission list into the org and project sets (for a token's fixed list). */
-export function permissionSets(permissions: readonly Permission[]): PermissionSets {
-  return { org: new Set(permissions.filter(isOrgPermission)), project: new Set(permissions.filter((p) => !isOrgPermission(p))) };
 }

@@ -19,10 +19,10 @@ import { registerProjectTools } from './tools/projects';
 import { registerReportTools } from './tools/reports';
 import { registerSubjectTools } from './tools/subjects';
 
-export const SERVER_INFO = { name: 'posture-analysis', version: '1.0.0' } as const;
+const SERVER_INFO = { name: 'posture-analysis', version: '1.0.0' } as const;
 
-/** A tool's answer: JSON text (or text already JSON, passed through unparsed). */
-export type ToolAnswer = unknown;
+/** A tool's answer: a value sent as JSON text, or text already JSON, passed through unparsed. */
+type ToolAnswer = unknown;
 
 export interface ToolSpec<Input extends z.ZodObject> {
   title: string;
@@ -43,7 +43,7 @@ export interface ToolRegistry {
   context: ToolContext;
 }
 
-export const jsonText = (value: ToolAnswer): string => (typeof value === 'string' ? value : JSON.stringify(value));
+const jsonText = (value: ToolAnswer): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
 /** A failure as the assistant sees it: the API's error body (`status`, `code`, `error`, `permission`...). */
 export function toolError(error: unknown): CallToolResult {
