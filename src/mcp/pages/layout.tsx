@@ -35,11 +35,11 @@ body {
   margin: 0; min-height: 100vh; background: var(--bg); color: var(--ink);
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Helvetica Neue", Arial, sans-serif;
 }
-.page { max-width: 36rem; margin: 0 auto; padding: 48px 16px 56px; }
-.brand { display: flex; align-items: center; justify-content: center; gap: 10px; margin: 0 0 24px; }
+.page { max-width: 42rem; margin: 0 auto; padding: 32px 16px 48px; }
+.brand { display: flex; align-items: center; justify-content: center; gap: 10px; margin: 0 0 16px; }
 .brand-mark { width: 32px; height: 32px; flex: none; }
 .brand-name { font-size: 22px; font-weight: 700; letter-spacing: -.01em; }
-.card { background: var(--card); border: 1px solid var(--rule); border-radius: 12px; padding: 32px; box-shadow: var(--shadow); }
+.card { background: var(--card); border: 1px solid var(--rule); border-radius: 12px; padding: 28px 32px; box-shadow: var(--shadow); }
 .card > :last-child, .card form > :last-child { margin-bottom: 0; }
 .foot { margin: 20px 4px 0; text-align: center; color: var(--muted); font-size: 13px; }
 h1 { margin: 0 0 12px; font-size: 22px; line-height: 1.35; font-weight: 650; overflow-wrap: anywhere; }
@@ -55,7 +55,7 @@ strong, .em { font-weight: 650; }
 .icon-info { color: var(--accent); }
 .icon-error { color: var(--error-ink); }
 
-.client { margin: 0 0 24px; padding: 16px; background: var(--panel); border: 1px solid var(--rule); border-radius: 8px; }
+.client { margin: 0 0 20px; padding: 14px 16px; background: var(--panel); border: 1px solid var(--rule); border-radius: 8px; }
 .app { display: flex; gap: 12px; align-items: flex-start; }
 .app-icon { width: 40px; height: 40px; flex: none; color: var(--muted); }
 .app-text { min-width: 0; }
@@ -94,7 +94,7 @@ form { margin: 0; }
 fieldset { min-width: 0; margin: 0 0 20px; padding: 0; border: 0; }
 legend { padding: 0; margin: 0 0 8px; font-weight: 650; }
 .scopes { margin: 0; padding: 0; list-style: none; border: 1px solid var(--rule); border-radius: 8px; }
-.scope { display: flex; gap: 12px; align-items: flex-start; padding: 12px 14px; }
+.scope { display: flex; gap: 12px; align-items: flex-start; padding: 10px 14px; }
 .scope + .scope { border-top: 1px solid var(--rule); }
 .scope input { flex: none; width: 20px; height: 20px; margin: 2px 0 0; accent-color: var(--accent); }
 .scope-text { min-width: 0; }
@@ -116,7 +116,7 @@ legend { padding: 0; margin: 0 0 8px; font-weight: 650; }
 .btn-secondary:hover { background: var(--panel); }
 .btn[disabled] { opacity: .55; cursor: not-allowed; }
 .btn-block { display: flex; width: 100%; }
-.actions { display: flex; gap: 12px; margin-top: 24px; }
+.actions { display: flex; gap: 12px; margin-top: 20px; }
 .actions .btn { flex: 1 1 0; }
 .after { margin: 16px 0 0; color: var(--muted); font-size: 14px; text-align: center; }
 
