@@ -11,7 +11,7 @@ import { bumpAccessEpoch } from '../src/auth/access-cache';
 import { API, api, expectError, json, latestLinkToken, newTenant, uniqueEmail } from './helpers';
 import { activityRows, addPerson, addProject } from './people';
 import { dataTenant } from './data-plane';
-import { analysed, letRendersFinish, P, sbom, settleScoring } from './pipeline';
+import { analysed, letRendersFinish, P, sbom, settleScoring, startSurvey } from './pipeline';
 import {
   authorizeUrl, Browser, call, connectAssistant, inputValue, mcpClient, pkce, REDIRECT_URI, registerClient, signInToApprove, tokenRequest,
 } from './assistant';
@@ -214,6 +214,16 @@ describe('tools, resources and prompts with every scope', () => {
     expect(job).toEqual(await json(await api(`${P(t.projectId)}/v1/job/${surveyId}`, { token: t.token })));
     const waited = (await call(client, 'waitForJob', { projectId: t.projectId, jobId: surveyId, timeoutSeconds: 1 })).value;
     expect(waited).toMatchObject({ finished: true, job: { id: surveyId, status: 'COMPLETED' } });
+    // A survey still waiting for its upload: the wait ends at its timeout, with progress notifications on the way.
+    const waiting = await startSurvey(t);
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    const result = await client.callTool({ name: 'waitForJob', arguments: { projectId: t.projectId, jobId: waiting.surveyId, timeoutSeconds: 1 } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    const unfinished = JSON.parse((result.content as { text: string }[])[0]!.text);
+    expect(unfinished).toMatchObject({ finished: false, job: { id: waiting.surveyId, status: 'PENDING' } });
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]).toMatchObject({ total: 100, message: expect.stringContaining('PENDING') });
 
     let composition = '';
     for (const reportId of reportIds) {
