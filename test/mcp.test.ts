@@ -131,6 +131,7 @@ describe('connecting: discovery, registration, authorize, token with PKCE, refre
     const location = new URL(denied.headers.get('location')!);
     expect(location.searchParams.get('error')).toBe('access_denied');
     expect(location.searchParams.get('state')).toBe('state-123');
+    expect(browser.cookies.has('posture_authorize')).toBe(false);
 
     // Links for one address are rate limited however they are asked for (600 a minute, the binding's setting).
     const flooded = uniqueEmail('flooded');

@@ -96,6 +96,18 @@ async function approvalPage(c: Context<AppEnv>, id: string, pending: Pending, in
   }), 200, consent.headers);
 }
 
+/**
+ * The authorization is over (approved or denied): its waiting request and this browser's cookie go,
+ * and the browser is sent back to the assistant (`headers` carry the provider's Location and cookies).
+ */
+async function finished(c: Context<AppEnv>, id: string, headers: Headers): Promise<Response> {
+  await c.env.OAUTH_KV.delete(pendingKey(id));
+  deleteCookie(c, COOKIE, { path: AUTHORIZE_PATH });
+  const answer = new Headers(headers);
+  for (const cookie of setCookies(c)) answer.append('set-cookie', cookie);
+  return new Response(null, { status: 302, headers: answer });
+}
+
 /** OAuth failures: back to the client when its redirect is trusted, else shown here. */
 function authorizationFailure(c: Context<AppEnv>, error: unknown): Response {
   if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
@@ -183,12 +195,7 @@ export const authorizeRouter = createRouter()
     const api = oauthApi(c.env);
     const handle = formText(form, 'handle') ?? '';
     try {
-      if (formText(form, 'decision') !== 'approve') {
-        const denied = await api.denyConsent(c.req.raw, handle);
-        await c.env.OAUTH_KV.delete(pendingKey(id));
-        deleteCookie(c, COOKIE, { path: AUTHORIZE_PATH });
-        return new Response(null, { status: 302, headers: denied.headers });
-      }
+      if (formText(form, 'decision') !== 'approve') return finished(c, id, (await api.denyConsent(c.req.raw, handle)).headers);
       const orgs = await organizationsOf(c.env, pending.userId);
       const orgId = formText(form, 'org');
       const scopes = [...new Set(form.getAll('scope').map(String).filter(isScope))];
@@ -202,12 +209,9 @@ export const authorizeRouter = createRouter()
       const props: AssistantProps = { appJti: app.jti };
       // The grant's user is the approval itself: disconnecting it revokes exactly its grants.
       const { redirectTo } = await api.completeAuthorization({ request: approved.request, userId: app.jti, metadata: { orgId, personId: pending.userId }, scope: scopes, props });
-      await c.env.OAUTH_KV.delete(pendingKey(id));
-      deleteCookie(c, COOKIE, { path: AUTHORIZE_PATH });
       const headers = new Headers(approved.headers);
-      for (const cookie of setCookies(c)) headers.append('set-cookie', cookie);
       headers.set('location', redirectTo);
-      return new Response(null, { status: 302, headers });
+      return finished(c, id, headers);
     } catch (error) {
       return authorizationFailure(c, error);
     }
