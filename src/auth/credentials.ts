@@ -10,22 +10,22 @@ import { secondsFromIso, signingKeys, signToken } from './tokens';
 export const API_TOKEN_DAYS = { min: 1, max: 365, default: 14 } as const;
 export const UPLOAD_PASS_DAYS = { min: 1, max: 367, default: 14 } as const;
 
-export interface IssueInput {
+/** How long it lasts: days (people's credentials), or hours (what an AI assistant creates: ASSISTANT_TOKEN_HOURS, ASSISTANT_PASS_HOURS). */
+type Lifetime = { durationDays: number; durationHours?: never } | { durationHours: number; durationDays?: never };
+
+export type IssueInput = Lifetime & {
   orgId: string;
   projectId: string;
   /** Who creates it; the person is recorded as `createdBy`. */
   actor: Actor;
-  durationDays: number;
-  /** A lifetime in hours instead of days (what an AI assistant creates: ASSISTANT_TOKEN_HOURS, ASSISTANT_PASS_HOURS). */
-  durationHours?: number;
   /** The connected app that creates it: canceling the app cancels it (the credential lookup checks the parent). */
   parentJti?: string | null;
   name?: string | null;
   traceId?: string | null;
-}
+};
 
-function expiryOf(createdAt: string, input: IssueInput): string {
-  return input.durationHours ? new Date(Date.parse(createdAt) + input.durationHours * 3_600_000).toISOString() : addDays(createdAt, input.durationDays);
+function expiryOf(createdAt: string, input: Lifetime): string {
+  return input.durationHours !== undefined ? new Date(Date.parse(createdAt) + input.durationHours * 3_600_000).toISOString() : addDays(createdAt, input.durationDays);
 }
 
 export async function issueApiToken(db: ControlDb, env: Env, input: IssueInput & { permissions: string[] }) {

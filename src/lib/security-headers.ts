@@ -7,7 +7,7 @@ const HSTS = 'max-age=31536000; includeSubDomains';
 /** Answers that are not pages: nothing in them may load, and nobody may frame them. */
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
-export function withSecurityHeaders(response: Response, request: Request, env: Env): Response {
+export function withSecurityHeaders(response: Response, url: URL, env: Env): Response {
   // Some answers (redirects, fetched ones) have immutable headers: copy them.
   const secured = new Response(response.body, response);
   const headers = secured.headers;
@@ -18,7 +18,6 @@ export function withSecurityHeaders(response: Response, request: Request, env: E
     headers.set('content-security-policy', (headers.get('content-type') ?? '').startsWith('text/html') ? "frame-ancestors 'none'" : API_CSP);
   }
   if (!headers.has('x-frame-options')) headers.set('x-frame-options', 'DENY');
-  const url = new URL(request.url);
   const productionHost = url.protocol === 'https:' && [env.API_HOST, env.DASHBOARD_HOST].includes(url.hostname);
   if (productionHost) headers.set('strict-transport-security', HSTS);
   // No server or framework banner.

@@ -1,7 +1,7 @@
 // The MCP endpoint behind OAuth: the provider has verified the access token and hands over the
 // approval's id; here it is checked like any credential on every call (canceled, expired, person
-// removed: 401, and the assistant signs in again), the dashboard host is refused, the call is
-// rate-limited, and a stateless MCP server bound to this assistant answers it.
+// removed: 401, and the assistant signs in again), the call is rate-limited, and a stateless MCP
+// server bound to this assistant answers it.
 import { createMcpHandler } from 'agents/mcp';
 import { loadConnectedApp, needsTouch, touchCredential, type Principal } from '../auth/principal';
 import type { Env } from '../env';
@@ -10,23 +10,19 @@ import { checkRateLimit } from '../middleware/rate-limit';
 import { MCP_PATH, type AssistantProps } from './oauth';
 import { buildServer } from './server';
 
-export const isDashboardHost = (request: Request, env: Env) =>
-  !!env.DASHBOARD_HOST && new URL(request.url).hostname.toLowerCase() === env.DASHBOARD_HOST.toLowerCase();
-
 /** A refused credential as OAuth clients expect it: 401 with `invalid_token`, so they sign in again. */
 function refused(error: ApiError, requestId: string): Response {
   const challenge = `Bearer error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`;
   return errorResponse(error, { 'WWW-Authenticate': challenge, 'X-Request-Id': requestId });
 }
 
-/** 403 `api_host_required`: assistants call the API host, never the dashboard's (spec part 5 rule 5). */
+/** 403 `api_host_required`: assistants call the API host, never the dashboard's (spec part 5 rule 5); the Worker's entry answers it before the provider looks at the token. */
 export const dashboardRefusal = (env: Env) =>
   errorResponse(new ApiError('api_host_required', `Assistants must call the API host ${env.API_HOST}, not the dashboard.`), { 'X-Request-Id': crypto.randomUUID() });
 
 export const mcpApiHandler = {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const requestId = crypto.randomUUID();
-    if (isDashboardHost(request, env)) return dashboardRefusal(env);
     let app: Principal;
     try {
       app = await loadConnectedApp(env.DB, (ctx.props as AssistantProps | undefined)?.appJti ?? '');

@@ -56,7 +56,8 @@ function bearerToken(header: string | undefined): string {
   return match[1]!;
 }
 
-function isDashboardHost(url: string, dashboardHost: string): boolean {
+/** Whether a request is addressed to the dashboard's host (API tokens and assistants are refused there). */
+export function isDashboardHost(url: string, dashboardHost: string): boolean {
   return !!dashboardHost && new URL(url).hostname.toLowerCase() === dashboardHost.toLowerCase();
 }
 

@@ -12,7 +12,7 @@ import { nowIso } from '../lib/ids';
 import { changeJob, findJob, type JobRow, type ProjectDb } from './jobs';
 import type { ProjectState } from './project-object';
 import { bundles, renderWork, reportDocuments, reports, stepLeases, uploads } from './schema';
-import { abortUploads } from './sweep';
+import { abortUpload, abortUploads } from './sweep';
 
 /** Keys per R2 `delete` call (the binding's limit) and per `list` page. */
 export const R2_DELETE_BATCH = 1_000;
@@ -62,11 +62,7 @@ export async function deleteUnder(
 /** Aborts up to `limit` R2 multipart uploads that never completed; answers whether more are left. */
 export async function abortStartedUploads(env: Env, db: ProjectDb, limit = ABORTS_PER_CALL): Promise<boolean> {
   const started = db.select().from(uploads).where(eq(uploads.status, 'started')).limit(limit + 1).all();
-  for (const upload of started.slice(0, limit)) {
-    // Already completed or aborted (or expired by the bucket's lifecycle): nothing to do.
-    await env.BUNDLES.resumeMultipartUpload(upload.blobKey, upload.uploadId).abort().catch(() => undefined);
-    db.update(uploads).set({ status: 'failed' }).where(eq(uploads.uploadId, upload.uploadId)).run();
-  }
+  for (const upload of started.slice(0, limit)) await abortUpload(env, db, upload);
   return started.length > limit;
 }
 

@@ -3,7 +3,8 @@
 // an upload, an analysis whose messages were lost. The object's alarm fails it with class
 // `abandoned` and aborts its unfinished R2 multipart upload.
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { changeJob, isFinished, settleSurvey, stepsOf, type JobRow } from './jobs';
+import type { Env } from '../env';
+import { changeJob, isFinished, settleSurvey, stepsOf, type JobRow, type ProjectDb } from './jobs';
 import type { ProjectState } from './project-object';
 import { jobs, uploads } from './schema';
 
@@ -38,8 +39,11 @@ export async function sweepAbandoned(state: ProjectState, now = Date.now()): Pro
 /** Aborts the survey's R2 multipart uploads that never completed, so no part outlives it. */
 export async function abortUploads(state: ProjectState, surveyId: string): Promise<void> {
   const started = state.db.select().from(uploads).where(and(eq(uploads.surveyId, surveyId), eq(uploads.status, 'started'))).all();
-  for (const upload of started) {
-    await state.env.BUNDLES.resumeMultipartUpload(upload.blobKey, upload.uploadId).abort().catch(() => undefined);
-    state.db.update(uploads).set({ status: 'failed' }).where(eq(uploads.uploadId, upload.uploadId)).run();
-  }
+  for (const upload of started) await abortUpload(state.env, state.db, upload);
+}
+
+/** Aborts one R2 multipart upload that never completed and marks it failed (one already completed, aborted or expired: nothing to abort). */
+export async function abortUpload(env: Env, db: ProjectDb, upload: { blobKey: string; uploadId: string }): Promise<void> {
+  await env.BUNDLES.resumeMultipartUpload(upload.blobKey, upload.uploadId).abort().catch(() => undefined);
+  db.update(uploads).set({ status: 'failed' }).where(eq(uploads.uploadId, upload.uploadId)).run();
 }

@@ -15,7 +15,7 @@ const name = z.string().trim().max(255).optional().describe('A label for people,
 
 /** What the assistant creates is made by its person, under the app (canceling the app cancels it). */
 const issuedBy = (context: ToolContext, project: string) => ({
-  orgId: context.app.orgId, projectId: project, actor: context.app, parentJti: context.app.jti, traceId: context.requestId, durationDays: 0,
+  orgId: context.app.orgId, projectId: project, actor: context.app, parentJti: context.app.jti, traceId: context.requestId,
 });
 
 export function registerCredentialTools({ tool }: ToolRegistry): void {

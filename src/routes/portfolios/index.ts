@@ -1,19 +1,13 @@
 // Portfolios (spec 4.1): thin handlers over the project object and portfolios.service.ts.
-import { recordActivity, type ActivityAction } from '../../control/activity';
-import { controlDb } from '../../control/db';
 import type { JsonObject } from '../../lib/json';
 import { createRouter } from '../../lib/router';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../lib/context';
 import { withPortfolioData } from '../../project/client';
-import { createPortfolio, deletePortfolio, rankText, simulate, stateText, updatePortfolio, type Changer } from './portfolios.service';
+import { createPortfolio, deletePortfolio, rankText, recordChange, simulate, stateText, updatePortfolio, type Changer } from './portfolios.service';
 import * as routes from './portfolios.routes';
 
 const data = withPortfolioData;
-
-async function activity(c: Context<AppEnv>, projectId: string, action: ActivityAction, payload: JsonObject): Promise<void> {
-  await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action, data: payload, traceId: c.var.requestId });
-}
 
 const changer = (c: Context<AppEnv>, projectId: string): Changer => ({ principal: c.var.principal, projectId, traceId: c.var.requestId });
 
@@ -51,14 +45,14 @@ export const portfoliosRouter = createRouter()
   .openapi(routes.addMember, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
     const answer = await data<{ members: JsonObject[]; added: boolean; member: JsonObject }>(c.env, projectId, (stub) => stub.addPortfolioMember({ portfolioId, member: c.req.valid('json') }));
-    if (answer.added) await activity(c, projectId, 'portfolio.member.added', { portfolioId, member: answer.member });
+    if (answer.added) await recordChange(c.env, changer(c, projectId), 'portfolio.member.added', { portfolioId, member: answer.member });
     return c.json({ members: answer.members } as never, 200);
   })
   .openapi(routes.removeMember, async (c) => {
     const { projectId, portfolioId, value } = c.req.valid('param');
     const { type } = c.req.valid('query');
     const answer = await data<{ members: JsonObject[]; member: JsonObject }>(c.env, projectId, (stub) => stub.removePortfolioMember({ portfolioId, type, value }));
-    await activity(c, projectId, 'portfolio.member.removed', { portfolioId, member: answer.member });
+    await recordChange(c.env, changer(c, projectId), 'portfolio.member.removed', { portfolioId, member: answer.member });
     return c.json({ members: answer.members } as never, 200);
   })
   .openapi(routes.rank, async (c) => {

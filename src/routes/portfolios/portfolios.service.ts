@@ -66,7 +66,8 @@ export interface Changer {
   traceId: string;
 }
 
-const record = (env: Env, by: Changer, action: ActivityAction, data: JsonObject) =>
+/** Records a change to the project's portfolios in the activity log, by whoever made it. */
+export const recordChange = (env: Env, by: Changer, action: ActivityAction, data: JsonObject) =>
   recordActivity(controlDb(env.DB), { orgId: by.principal.orgId, projectId: by.projectId, actor: by.principal, action, data, traceId: by.traceId });
 
 export type MemberSpec = string | { type: string; value: string };
@@ -74,19 +75,19 @@ export type MemberSpec = string | { type: string; value: string };
 /** Creates a portfolio (scored on the queue at once) and records `portfolio.created`. */
 export async function createPortfolio(env: Env, by: Changer, body: { name: string; members?: MemberSpec[] }): Promise<JsonObject> {
   const portfolio = await withPortfolioData<JsonObject>(env, by.projectId, (stub) => stub.createPortfolio(body));
-  await record(env, by, 'portfolio.created', { portfolioId: portfolio.portfolio_id as string, name: portfolio.name as string });
+  await recordChange(env, by, 'portfolio.created', { portfolioId: portfolio.portfolio_id as string, name: portfolio.name as string });
   return portfolio;
 }
 
 /** Renames a portfolio or replaces its members (rescored), and records `portfolio.updated`. */
 export async function updatePortfolio(env: Env, by: Changer, portfolioId: string, body: { name?: string; members?: MemberSpec[] }): Promise<JsonObject> {
   const portfolio = await withPortfolioData<JsonObject>(env, by.projectId, (stub) => stub.updatePortfolio({ portfolioId, ...body }));
-  await record(env, by, 'portfolio.updated', { portfolioId, name: portfolio.name as string, membersReplaced: body.members !== undefined });
+  await recordChange(env, by, 'portfolio.updated', { portfolioId, name: portfolio.name as string, membersReplaced: body.members !== undefined });
   return portfolio;
 }
 
 /** Deletes a portfolio and records `portfolio.deleted`. */
 export async function deletePortfolio(env: Env, by: Changer, portfolioId: string): Promise<void> {
   const { name } = await withPortfolioData<{ name: string }>(env, by.projectId, (stub) => stub.deletePortfolio(portfolioId));
-  await record(env, by, 'portfolio.deleted', { portfolioId, name });
+  await recordChange(env, by, 'portfolio.deleted', { portfolioId, name });
 }
