@@ -183,6 +183,19 @@ describe('simulation', () => {
     expect(await rankOf(t, implicitId)).toEqual(page);
   });
 
+  it('leaves the organization\'s access epoch alone (a POST that changes nothing keeps every isolate\'s cached credentials)', async () => {
+    const epoch = () => env.ACCESS_EPOCH.get(env.ACCESS_EPOCH.idFromName(t.orgId)).current();
+    const top = (await rankOf(t, implicitId, '?summary=true&limit=1')).rows[0];
+    const before = await epoch();
+    expect((await simulate(t, implicitId, { item_key: top.item_key })).status).toBe(200);
+    expect(await epoch()).toBe(before);
+    // A change does move it (so the check above could fail).
+    const created = await api(portfolioPath(t), { token: t.token, body: { name: 'Epoch check' } });
+    expect(created.status).toBe(201);
+    expect(await epoch()).not.toBe(before);
+    await api(portfolioPath(t, (await json(created)).portfolio_id), { token: t.token, method: 'DELETE' });
+  });
+
   it('upgrades a library a row bundles (its dependency graph) with `dependency`', async () => {
     const forge = (await rankOf(t, implicitId)).rows.find((r: any) => r.item_key === 'pkg:npm/node-forge');
     expect(forge.dependencies).toEqual([{ purl: 'pkg:npm/lodash', name: 'lodash', versions: ['4.17.15'] }]);

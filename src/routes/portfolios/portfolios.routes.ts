@@ -105,7 +105,8 @@ export const simulate = defineRoute({
   operationId: 'simulatePortfolioFixes',
   method: 'post', path: `${P}/v1/portfolio/{portfolioId}/simulate`, tags, summary: 'Project scores after fixes',
   description: 'Nothing is stored. A fix names a ranked row (`item_key`); alone it fixes the whole row, with `finding_key` one finding, with `dependency` a library the row bundles; `upgrade_to` is the version to upgrade to (default: everything the row carries is fixed). 400 when no fix is given, a fix gives both `finding_key` and `dependency`, names a row not in the ranked list, a finding or library the row does not carry, or an upgrade that cannot apply (still inside an affected range, below the installed version, or a migration row). With `rank=true` the remaining rows are re-ranked.',
-  access: view, errors: [400, 404, 415, 503],
+  // A POST that changes nothing: it must not make every isolate drop its cached credentials.
+  access: { ...view, keepsAccess: true }, errors: [400, 404, 415, 503],
   request: { params: PortfolioParams, query: RankFlag, ...jsonBody(SimulateBody) },
   responses: { 200: { description: 'Current and projected scores.', ...json(Simulation) } },
 });
