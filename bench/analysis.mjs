@@ -5,10 +5,12 @@
 // Then the latency of report reads on the 20,000-component report beside the bare route, and (unless
 // BIG=0) a 200 MB SBOM analysed while the Worker isolate's V8 heap is sampled over the DevTools protocol.
 // ONLY=<regex> runs the bundles whose path matches; BIG_ONLY=1 (or ONLY='^$') runs the 200 MB SBOM alone.
+// PROFILE=1 records a CPU profile of the Worker's isolate (the consumer and the project object run there)
+// over each synthetic bundle's survey and prints where the time went; profiling slows what it measures.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchService, cli, createPass, generateSbom, heapAfterGc, inspectWorker, until } from './harness.mjs';
+import { benchService, bundleSourceMap, cli, createPass, generateSbom, heapAfterGc, inspectWorker, printProfile, until } from './harness.mjs';
 import { readDevVars, root } from '../scripts/local.mjs';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8795);
@@ -17,8 +19,12 @@ const READS = Number(process.env.READS ?? 150);
 const BIG_ONLY = process.env.BIG_ONLY === '1';
 const BIG = BIG_ONLY || process.env.BIG !== '0';
 const INSPECTOR_PORT = Number(process.env.INSPECTOR_PORT ?? PORT + 100);
+const PROFILE = process.env.PROFILE === '1';
+// The functions whose inclusive time PROFILE=1 always lists.
+const ANALYSIS_PARTS = ['analyse', 'readBundle', 'flush', 'componentFindings', 'lookupRecords', 'vulnFindings', 'deriveFindings', 'cryptoFindings', 'stageContents', 'finishAnalysis',
+  'buildReports', 'stageEntries', 'writeDocument', 'serializedRow', 'parse', 'stringify'];
 
-const service = await benchService(PORT, 'analysis', { inspectorPort: BIG ? INSPECTOR_PORT : null });
+const service = await benchService(PORT, 'analysis', { inspectorPort: BIG || PROFILE ? INSPECTOR_PORT : null });
 try {
   execFileSync(process.execPath, [join(root, 'scripts/vulndb-import.mjs'), join(root, 'vulndb/starter'), '--persist-to', join(service.work, 'state'), '--quiet'], { stdio: 'inherit' });
   const pass = await createPass(service.P, service.session);
@@ -36,18 +42,29 @@ try {
   const selected = BIG_ONLY ? [] : bundles.filter((b) => !only || only.test(b.file));
   const rows = [];
   let big20k = null;
+  const scripts = [];
+  const profiler = PROFILE ? await inspectWorker(INSPECTOR_PORT, 'posture-service', { onEvent: (e) => e.method === 'Debugger.scriptParsed' && scripts.push(e.params) }) : null;
+  const sourceMap = profiler ? await bundleSourceMap(profiler, scripts) : null;
+  if (profiler) {
+    await profiler.call('Profiler.enable');
+    await profiler.call('Profiler.setSamplingInterval', { interval: 200 });
+  }
   for (const bundle of selected) {
     const file = await bundle.make();
+    const profiled = profiler && file.includes('synthetic');
+    if (profiled) await profiler.call('Profiler.start');
     const { surveyId } = await cli(['upload', file, '--api', service.base, '--project', service.projectId, '--target', `bench-${rows.length}`, '--wait', '--timeout', '600'], pass);
     const job = await until(async () => { const j = await getJob(surveyId); return ['COMPLETED', 'FAILED'].includes(j.status) && j; }, 'the survey did not finish', 600_000);
     const upload = job.steps.find((s) => s.step_type === 'UPLOAD');
     const stored = job.steps.find((s) => s.step_type === 'ANALYZE').metadata.stored ?? {};
     const items = (stored.components ?? 0) + (stored.cryptoAssets ?? 0);
     const ms = Date.parse(job.finished_at) - Date.parse(upload.finished_at);
+    if (profiled) printProfile(`the survey of ${file.split('/').pop()}`, (await profiler.call('Profiler.stop', {}, { timeoutMs: 300_000 })).profile, sourceMap, ANALYSIS_PARTS, 30);
     const floor = await analysisFloor(service, file);
     rows.push({ file: file.split('/').pop(), status: job.status, items, ms, floorMs: floor.parseMs + floor.insertMs, steps: stepTimes(job, upload) });
     if (file.includes('synthetic-20000')) big20k = job;
   }
+  profiler?.close();
   printRuns(rows);
   if (big20k) await printReads(service, headers, big20k);
   if (BIG) await bigSbom(service, pass);

@@ -2,11 +2,14 @@
 // the demo tenant, a large generated SBOM, an upload pass, the CLI run with --json, waiting for a condition,
 // a DevTools protocol session with the Worker's isolate.
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { SourceMap } from 'node:module';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws'; // wrangler's and miniflare's dependency
 import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
 
@@ -108,6 +111,28 @@ export function cli(args, pass) {
 export function quantile(times, q) {
   const sorted = [...times].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+const keptAlive = new Agent({ keepAlive: true });
+
+/**
+ * One request timed to the last byte of the answer as the service sent it (node:http, a kept-alive
+ * connection, gzip accepted, nothing decoded): what the service costs, apart from how fast a client
+ * decodes. Node's fetch (undici) decodes a gzip body through web streams, which alone takes about 20 ms
+ * for 5 MB of JSON; curl or a browser take a few.
+ */
+export function timedRequest(url, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(url, { method, agent: keptAlive, headers: { 'accept-encoding': 'gzip', ...headers } }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk) => { bytes += chunk.length; });
+      res.on('end', () => resolve({ ms: performance.now() - started, status: res.statusCode, bytes, encoding: res.headers['content-encoding'] ?? null }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** Waits until `check()` is truthy (polled every `everyMs`), else throws `failure`. */
@@ -218,4 +243,79 @@ export async function heapAfterGc(svc, inspector, attempts = 3) {
 
 function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * The source map of the Worker's bundle, as { url, map }; null when none is found. `scripts`: the params of
+ * the Debugger.scriptParsed events the inspector's `onEvent` collected (wrangler keeps the map beside the bundle while it runs).
+ */
+export async function bundleSourceMap(inspector, scripts) {
+  await inspector.call('Debugger.enable');
+  await inspector.call('Debugger.disable');
+  const bundle = scripts.find((s) => s.sourceMapURL && /\/index\.js$/.test(s.url));
+  if (!bundle) return null;
+  try {
+    return { url: bundle.url, map: new SourceMap(JSON.parse(readFileSync(fileURLToPath(new URL(bundle.sourceMapURL, bundle.url)), 'utf8'))) };
+  } catch (error) {
+    console.error(`no source map for the profile: ${error.message}`);
+    return null;
+  }
+}
+
+/**
+ * Where the profiled time went: self time by function, and time inside functions (each counted once per
+ * sample however deep it recurs), named by their original source through the bundle's source map. The
+ * profile is kept for Chrome DevTools. `parts`: functions always listed (by name).
+ */
+export function printProfile(what, profile, sourceMap, parts, top = 25) {
+  const file = join(tmpdir(), `bench-${Date.now()}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const labels = new Map();
+  // The profile names the bundle by its module name (`index.js`), the debugger by its file URL.
+  const sameFile = (a, b) => a.split('/').pop() === b.split('/').pop();
+  const label = (n) => {
+    const f = n.callFrame;
+    const id = `${f.url}:${f.lineNumber}:${f.columnNumber}:${f.functionName}`;
+    if (labels.has(id)) return labels.get(id);
+    let text = f.functionName || '(anonymous)';
+    const entry = sourceMap && f.url && sameFile(f.url, sourceMap.url) && f.lineNumber >= 0 ? sourceMap.map.findEntry(f.lineNumber, f.columnNumber) : null;
+    if (entry?.originalSource) {
+      const source = entry.originalSource.startsWith('file:') ? relative(root, fileURLToPath(entry.originalSource)) : entry.originalSource;
+      // A named function's original name is the mapping's name at its start; an arrow function has none.
+      const name = f.functionName && entry.name ? entry.name : text;
+      text = `${name} ${source.replace(/^(\.\.\/)+/, '').replace(/^.*node_modules\//, 'node_modules/')}:${entry.originalLine + 1}`;
+    } else if (f.url) text += ` ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
+    labels.set(id, text);
+    return text;
+  };
+  const self = new Map();
+  const inclusive = new Map();
+  let total = 0;
+  let idle = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+    total += dt;
+    const name = label(nodes.get(id));
+    if (/^\((idle|program)\)/.test(name)) idle += dt;
+    self.set(name, (self.get(name) ?? 0) + dt);
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const fn = label(nodes.get(at));
+      if (!seen.has(fn)) {
+        seen.add(fn);
+        inclusive.set(fn, (inclusive.get(fn) ?? 0) + dt);
+      }
+    }
+  });
+  const ms = (v) => `${v.toFixed(0).padStart(7)} ms`;
+  const ours = (name) => / src\//.test(name);
+  console.log(`\nCPU profile of the Worker's isolate, ${what}: ${(total / 1000).toFixed(2)} s sampled, ${(idle / 1000).toFixed(2)} s of it idle or outside JavaScript (${file})`);
+  console.log(`  self time, top ${top}:`);
+  for (const [name, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${ms(v)}  ${name}`);
+  console.log(`  time inside the service's own functions (inclusive), top ${top}:`);
+  const listed = [...inclusive].filter(([name]) => ours(name) || parts.some((p) => name.startsWith(`${p} `))).sort((a, b) => b[1] - a[1]);
+  for (const [name, v] of listed.slice(0, top)) console.log(`  ${ms(v)}  ${name}`);
 }

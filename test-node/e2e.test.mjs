@@ -1,7 +1,9 @@
 // End to end: the real CLI against the real service under `wrangler dev` (local D1, R2, Queues and
 // Durable Objects), with the real fixtures copied into test/fixtures.
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { get } from 'node:http';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
@@ -108,6 +110,37 @@ describe('the upload CLI against wrangler dev', () => {
     const run = await runCli(['upload', fixture('cbom/cyclonedx-bom-examples__key.cbom.json'), '--api', BASE, '--project', project], { POSTURE_PASS: created.body.jwt });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/token_revoked/);
+  }, 60_000);
+});
+
+/** One GET with the raw bytes as they arrive (Node's http does not decode them). */
+function rawGet(p, headers) {
+  return new Promise((resolve, reject) => {
+    get(`${BASE}${p}`, { headers: { authorization: `Bearer ${session}`, ...headers } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}
+
+describe('compressed answers over HTTP', () => {
+  it('sends a portfolio\'s state gzip-compressed once (not twice) to a client that accepts gzip, and plain to one that does not', async () => {
+    const P = `/api/v1/project/${project}/v1/portfolio`;
+    let builtIn;
+    for (let i = 0; i < 100 && builtIn?.scoring !== 'scored'; i++) {
+      builtIn = (await call('GET', P)).body?.portfolios?.find((p) => p.is_implicit);
+      if (builtIn?.scoring !== 'scored') await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(builtIn?.scoring).toBe('scored');
+    const plain = await rawGet(`${P}/${builtIn.portfolio_id}/state`, { 'accept-encoding': 'identity' });
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const state = JSON.parse(plain.body.toString('utf8'));
+    expect(state).toMatchObject({ portfolio_id: builtIn.portfolio_id, score: expect.any(Object) });
+    const gzipped = await rawGet(`${P}/${builtIn.portfolio_id}/state`, { 'accept-encoding': 'gzip' });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(gunzipSync(gzipped.body).toString('utf8'))).toEqual(state);
   }, 60_000);
 });
 

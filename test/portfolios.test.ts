@@ -1,14 +1,15 @@
 // Portfolios, subjects and scoring through the API (spec 4.1, 4.2; docs/scoring.md): real surveys of
 // fixture SBOMs and CBOMs analysed with the fixture OSV records, scoring run by the scoring queue's own
 // consumer, every rule of 4.1 and 4.2, and isolation between projects.
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OsvRecord } from '../src/analysis/vulns/osv-types';
 import { projectStub } from '../src/project/client';
 import { importRecords } from '../src/vulndb/import';
 import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.json?raw';
-import { api, expectError, json, newTenant } from './helpers';
+import worker from '../src/index';
+import { API, api, expectError, json, newTenant } from './helpers';
 import { dataTenant } from './data-plane';
 import { activityRows, addPerson, apiToken } from './people';
 import { analysed, buildReports, deliver, letRendersFinish, P, sbom, settleScoring, startSurvey, uploaded } from './pipeline';
@@ -105,6 +106,50 @@ describe('the built-in portfolio', () => {
     const withRank = await json(await stateOf(t, implicitId, '?rank=true'));
     expect(withRank.rank.rows.length).toBe(withRank.rank.total);
     expect(withRank.rank.rows[0].items).toBeUndefined();
+  });
+
+  it('answers state and rank gzip-compressed to callers that accept it: the same JSON, compressed once per scoring build', async () => {
+    // The Worker's own fetch handler, called in-process: its answer as it leaves the Worker, bytes not decoded by a client.
+    const gzipped = (path: string, encoding = 'gzip, deflate, br') =>
+      worker.fetch!(new Request(`${API}${path}`, { headers: { authorization: `Bearer ${t.token}`, 'accept-encoding': encoding } }) as never, env, createExecutionContext());
+    const inflate = async (res: Response) => new Response(new Blob([await res.arrayBuffer()]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+    const path = portfolioPath(t, implicitId);
+    for (const read of ['/state', '/state?rank=true', '/rank', '/rank?summary=true&limit=1&offset=1']) {
+      const plain = await api(`${path}${read}`, { token: t.token });
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      const text = await plain.text();
+      const first = await gzipped(`${path}${read}`);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('content-encoding')).toBe('gzip');
+      expect(first.headers.get('vary')).toMatch(/accept-encoding/i);
+      expect(first.headers.get('content-type')).toBe('application/json');
+      const bytes = new Uint8Array(await first.clone().arrayBuffer());
+      expect(bytes.byteLength).toBeLessThan(text.length);
+      expect(await inflate(first)).toBe(text);
+      // Asked again: the very bytes kept from the first time.
+      expect(new Uint8Array(await (await gzipped(`${path}${read}`)).arrayBuffer())).toEqual(bytes);
+      // gzip refused, or not named: plain text.
+      for (const encoding of ['gzip;q=0, identity', 'identity', 'br']) expect((await gzipped(`${path}${read}`, encoding)).headers.get('content-encoding')).toBeNull();
+    }
+
+    // A rename and a new scoring build are answered at once, compressed too.
+    const created = await json(await api(portfolioPath(t), { token: t.token, body: { name: 'Compressed', members: ['shop'] } }));
+    await settleScoring(t);
+    const statePath = `${portfolioPath(t, created.portfolio_id)}/state`;
+    const before = JSON.parse(await inflate(await gzipped(statePath)));
+    expect(before).toMatchObject({ name: 'Compressed', subjects: 1 });
+    await api(portfolioPath(t, created.portfolio_id), { token: t.token, method: 'PUT', body: { name: 'Compressed, renamed' } });
+    await settleScoring(t);
+    expect(JSON.parse(await inflate(await gzipped(statePath)))).toMatchObject({ name: 'Compressed, renamed', subjects: 1 });
+    await api(`${portfolioPath(t, created.portfolio_id)}/member`, { token: t.token, body: JSON.stringify('cards') });
+    await settleScoring(t);
+    const after = JSON.parse(await inflate(await gzipped(statePath)));
+    expect(after).toMatchObject({ name: 'Compressed, renamed', subjects: 2 });
+    expect(after.computed_at).not.toBe(before.computed_at);
+    expect(after).toEqual(await json(await stateOf(t, created.portfolio_id)));
+    // Deleted: 404, never a kept answer.
+    await api(portfolioPath(t, created.portfolio_id), { token: t.token, method: 'DELETE' });
+    await expectError(await gzipped(statePath), 404, 'not_found');
   });
 
   it('refuses changes (400) and lists every subject as its members', async () => {

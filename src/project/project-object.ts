@@ -34,6 +34,7 @@ import * as posture from './posture';
 import * as rematch from './rematch-store';
 import type { PurlRange } from '../vulndb/changes';
 import { runBackfills } from './backfill';
+import { CompressedAnswers } from './answer-cache';
 import * as scoring from './scoring-store';
 import type { DocumentFormat } from '../render/model';
 import type { AnalysisMessage } from './surveys';
@@ -75,6 +76,8 @@ export class ProjectObject extends DurableObject<Env> {
   private readonly db: ProjectDb;
   private readonly hub = new JobHub();
   private readonly idempotency: Idempotency;
+  /** Large read answers compressed once per scoring build (answer-cache.ts). */
+  private readonly answers = new CompressedAnswers();
   private wakeRequested = false;
   /** The schema exists (migrations applied). A store never set up, or erased, has none. */
   private migrated = false;
@@ -537,12 +540,12 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => portfolios.removeMember(state, input.portfolioId, input));
   }
 
-  async portfolioState(input: { portfolioId: string; rank: boolean }): Promise<unknown> {
-    return this.rpc((state) => scoring.stateOf(state, input.portfolioId, input.rank));
+  async portfolioState(input: { portfolioId: string; rank: boolean; gzip: boolean }): Promise<unknown> {
+    return this.rpc((state) => scoring.stateAnswer(state, this.answers, input.portfolioId, input));
   }
 
-  async portfolioRank(input: { portfolioId: string; offset: number; limit: number; summary: boolean }) {
-    return this.rpc((state) => scoring.rankPage(state, input.portfolioId, input));
+  async portfolioRank(input: { portfolioId: string; offset: number; limit: number; summary: boolean; gzip: boolean }): Promise<unknown> {
+    return this.rpc((state) => scoring.rankAnswer(state, this.answers, input.portfolioId, input));
   }
 
   async simulationInputs(input: { portfolioId: string; itemKeys: string[]; all?: boolean }): Promise<unknown> {

@@ -12,6 +12,7 @@ import type { FixRow, PortfolioModel } from '../scoring/portfolio';
 import type { ProjectState } from './project-object';
 import { bundledComponents } from './dependency-graph';
 import { memberSubjects, portfoliosHolding, requireScored, type PortfolioRow } from './portfolios';
+import type { CompressedAnswers, StoredAnswer } from './answer-cache';
 import { POSTURE_FIXES, snapshotAsOf, snapshotScored } from './posture';
 import { portfolioFixes, portfolioResults, portfolios, scoredFindings as scoredTable, scoreHistory, scoringWork, subjects, subjectScores } from './schema';
 
@@ -329,36 +330,48 @@ function writeHistory(state: ProjectState, row: PortfolioRow, answer: JsonObject
 
 // ---- reads ----
 
-/** `GET state`: the stored answer; with `rank`, the first page of ranked fixes in summary form. */
 /** The stored JSON text of one column of a portfolio's result (answered as it is, never parsed). */
 const resultColumn = (state: ProjectState, portfolioId: string, column: 'state' | 'model') =>
   state.sql.exec<{ text: string }>(`SELECT ${column} AS text FROM portfolio_results WHERE portfolio_id = ?`, portfolioId).one().text;
 
 /**
  * `GET state`: the stored answer as JSON text (a thousand subjects' breakdown is written out as it is);
- * with `rank`, the first page of ranked fixes in summary form beside it.
+ * with `rank`, the first page of ranked fixes in summary form beside it. Compressed once per build
+ * when the caller accepts gzip.
  */
-export function stateOf(state: ProjectState, portfolioId: string, rank: boolean): { text: string; rank: RankPage | null } {
+export function stateAnswer(state: ProjectState, answers: CompressedAnswers, portfolioId: string, input: { rank: boolean; gzip: boolean }): Promise<StoredAnswer> {
   const { row, result } = requireScored(state, portfolioId);
-  const stored = resultColumn(state, row.id, 'state');
-  const text = `{"portfolio_id":${JSON.stringify(row.id)},"name":${JSON.stringify(row.name)},${stored.slice(1, -1)},"computed_at":${JSON.stringify(result.computedAt)},"as_of":${JSON.stringify(result.asOf)}}`;
-  return { text, rank: rank ? rankPage(state, portfolioId, { offset: 0, limit: 1000, summary: true }) : null };
+  const key = JSON.stringify(['state', row.id, result.build, result.computedAt, result.asOf, row.name, input.rank]);
+  return answers.answer(key, () => {
+    const stored = resultColumn(state, row.id, 'state');
+    const rank = input.rank ? `,"rank":${rankBody(rankPage(state, portfolioId, { offset: 0, limit: 1000, summary: true }))}` : '';
+    return `{"portfolio_id":${JSON.stringify(row.id)},"name":${JSON.stringify(row.name)},${stored.slice(1, -1)},"computed_at":${JSON.stringify(result.computedAt)},"as_of":${JSON.stringify(result.asOf)}${rank}}`;
+  }, input.gzip);
 }
 
 export interface RankPage {
   total: number;
   offset: number;
   limit: number;
-  /** Each row as stored JSON text: the handler writes them out as they are. */
+  /** Each row as stored JSON text, written out as it is. */
   rows: string[];
 }
 
-export function rankPage(state: ProjectState, portfolioId: string, query: { offset: number; limit: number; summary: boolean }): RankPage {
+const rankBody = (page: RankPage) => `{"rows":[${page.rows.join(',')}],"total":${page.total},"offset":${page.offset},"limit":${page.limit}}`;
+
+function rankPage(state: ProjectState, portfolioId: string, query: { offset: number; limit: number; summary: boolean }): RankPage {
   const { result } = requireScored(state, portfolioId);
   const column = query.summary ? 'summary' : 'row';
   const rows = state.sql.exec<{ text: string }>(`SELECT ${column} AS text FROM portfolio_fixes WHERE build = ? AND rank > ? ORDER BY rank LIMIT ?`, result.build, query.offset, query.limit)
     .toArray().map((r) => r.text);
   return { total: result.rows, offset: query.offset, limit: query.limit, rows };
+}
+
+/** `GET rank`: a page of ranked fixes as JSON text; compressed once per build and page when the caller accepts gzip. */
+export function rankAnswer(state: ProjectState, answers: CompressedAnswers, portfolioId: string, query: { offset: number; limit: number; summary: boolean; gzip: boolean }): Promise<StoredAnswer> {
+  const { result } = requireScored(state, portfolioId);
+  const key = JSON.stringify(['rank', result.build, query.offset, query.limit, query.summary]);
+  return answers.answer(key, () => rankBody(rankPage(state, portfolioId, query)), query.gzip);
 }
 
 export interface SimulationInputs {

@@ -4,7 +4,8 @@ import { createRouter } from '../../lib/router';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../lib/context';
 import { withPortfolioData } from '../../project/client';
-import { createPortfolio, deletePortfolio, rankText, recordChange, simulate, stateText, updatePortfolio, type Changer } from './portfolios.service';
+import { createPortfolio, deletePortfolio, rankAnswer, recordChange, simulate, stateAnswer, updatePortfolio, type Changer } from './portfolios.service';
+import { acceptsGzip, jsonAnswer } from '../../lib/answers';
 import * as routes from './portfolios.routes';
 
 const data = withPortfolioData;
@@ -57,11 +58,11 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.rank, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    return c.body(await rankText(c.env, projectId, { portfolioId, ...c.req.valid('query') }), 200, { 'content-type': 'application/json' }) as never;
+    return jsonAnswer(await rankAnswer(c.env, projectId, { portfolioId, ...c.req.valid('query'), gzip: acceptsGzip(c) })) as never;
   })
   .openapi(routes.state, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    return c.body(await stateText(c.env, projectId, portfolioId, c.req.valid('query').rank), 200, { 'content-type': 'application/json' }) as never;
+    return jsonAnswer(await stateAnswer(c.env, projectId, { portfolioId, rank: c.req.valid('query').rank, gzip: acceptsGzip(c) })) as never;
   })
   .openapi(routes.simulate, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');

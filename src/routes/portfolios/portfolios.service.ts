@@ -9,13 +9,11 @@ import type { JsonObject } from '../../lib/json';
 import { packageOf } from '../../analysis/vulns/ecosystem';
 import { matchPackage } from '../../analysis/vulns/match';
 import { withPortfolioData } from '../../project/client';
-import type { RankPage, SimulationInputs } from '../../project/scoring-store';
+import type { StoredAnswer } from '../../project/answer-cache';
+import type { SimulationInputs } from '../../project/scoring-store';
 import type { Effect } from '../../scoring/portfolio';
 import { fixesOf, resolveFixes, rowsNeeded, simulation, type StoredRow, type UpgradeCheck } from '../../scoring/simulate';
 import { lookupRecords } from '../../vulndb/lookup';
-
-/** The rank page as JSON text: the stored rows are written out as they are, never parsed. */
-const rankBody = (page: RankPage) => `{"rows":[${page.rows.join(',')}],"total":${page.total},"offset":${page.offset},"limit":${page.limit}}`;
 
 /** Which advisories a version is still affected by, for every installed flavour of the package (its distro, ecosystem). */
 function upgradeCheck(env: Env): UpgradeCheck {
@@ -39,15 +37,29 @@ function upgradeCheck(env: Env): UpgradeCheck {
 const storedRows = (inputs: SimulationInputs): Map<string, StoredRow> =>
   new Map(inputs.rows.map((r) => [r.itemKey, { itemKey: r.itemKey, row: r.row, effects: JSON.parse(r.effects) as Effect[] }]));
 
-/** A page of ranked fixes as JSON text. */
-export async function rankText(env: Env, projectId: string, input: { portfolioId: string; offset: number; limit: number; summary: boolean }): Promise<string> {
-  return rankBody(await withPortfolioData<RankPage>(env, projectId, (stub) => stub.portfolioRank(input)));
+type RankInput = { portfolioId: string; offset: number; limit: number; summary: boolean };
+
+/** A page of ranked fixes: the stored rows written out as they are, gzip-compressed when `gzip`. */
+export function rankAnswer(env: Env, projectId: string, input: RankInput & { gzip: boolean }): Promise<StoredAnswer> {
+  return withPortfolioData<StoredAnswer>(env, projectId, (stub) => stub.portfolioRank(input));
 }
 
-/** The portfolio's state as JSON text, with the first ranked fixes in summary form when `rank`. */
+/** The portfolio's state (with the first ranked fixes in summary form when `rank`), gzip-compressed when `gzip`. */
+export function stateAnswer(env: Env, projectId: string, input: { portfolioId: string; rank: boolean; gzip: boolean }): Promise<StoredAnswer> {
+  return withPortfolioData<StoredAnswer>(env, projectId, (stub) => stub.portfolioState(input));
+}
+
+/** Asked for without gzip, an answer is text. */
+const textOf = (answer: StoredAnswer) => (answer as { text: string }).text;
+
+/** A page of ranked fixes as JSON text. */
+export async function rankText(env: Env, projectId: string, input: RankInput): Promise<string> {
+  return textOf(await rankAnswer(env, projectId, { ...input, gzip: false }));
+}
+
+/** The portfolio's state as JSON text. */
 export async function stateText(env: Env, projectId: string, portfolioId: string, rank: boolean): Promise<string> {
-  const answer = await withPortfolioData<{ text: string; rank: RankPage | null }>(env, projectId, (stub) => stub.portfolioState({ portfolioId, rank }));
-  return answer.rank ? `${answer.text.slice(0, -1)},"rank":${rankBody(answer.rank)}}` : answer.text;
+  return textOf(await stateAnswer(env, projectId, { portfolioId, rank, gzip: false }));
 }
 
 /** Current and projected scores after the fixes; nothing is stored. With `rank`, the remaining rows re-ranked. */

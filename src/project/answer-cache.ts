@@ -1,0 +1,46 @@
+// Large read answers (a portfolio's state, pages of ranked fixes), gzip-compressed once and kept in the
+// project object's memory, keyed by what they were made from: a scoring build is never changed, only
+// replaced by a new one, so a key names one answer for ever and nothing needs invalidating. Without
+// it every read of a 500 kB state or a 5 MB page of full rows is compressed again on its way out (by
+// Cloudflare's edge in production, by miniflare locally), which cost more than producing it.
+// Bounded by compressed bytes, least recently used first out; lost when the object is evicted.
+
+/** What a read answers: JSON text, or the same text gzip-compressed when the caller accepts it. */
+export type StoredAnswer = { text: string } | { gzip: Uint8Array };
+
+const MAX_BYTES = 24 * 1024 * 1024;
+
+async function gzipText(text: string): Promise<Uint8Array> {
+  const compressed = new Blob([text]).stream().pipeThrough(new CompressionStream('gzip'));
+  return new Uint8Array(await new Response(compressed).arrayBuffer());
+}
+
+export class CompressedAnswers {
+  // Map order gives the LRU.
+  private readonly entries = new Map<string, Uint8Array>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = MAX_BYTES) {}
+
+  /** The answer for `key`: `text()` as it is, or compressed (from memory when made before) with `gzip`. */
+  async answer(key: string, text: () => string, gzip: boolean): Promise<StoredAnswer> {
+    if (!gzip) return { text: text() };
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return { gzip: hit };
+    }
+    const compressed = await gzipText(text());
+    if (!this.entries.has(key)) {
+      this.entries.set(key, compressed);
+      this.bytes += compressed.byteLength;
+    }
+    for (const [oldest, bytes] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= bytes.byteLength;
+    }
+    return { gzip: compressed };
+  }
+}
