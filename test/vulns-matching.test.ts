@@ -4,9 +4,10 @@
 // of (purl, advisory, fix version) triples. The database that serves records is test/vulndb.test.ts's.
 import { describe, expect, it } from 'vitest';
 import { normalizePurl } from '../src/analysis/components';
+import { MatchMemo, vulnFindings } from '../src/analysis/findings';
 import { packageOf } from '../src/analysis/vulns/ecosystem';
 import { aliasesOf, matchPackage } from '../src/analysis/vulns/match';
-import { ecosystemCovers, inRange, isAffected, namesPackage, packageNameKey } from '../src/analysis/vulns/osv';
+import { ecosystemCovers, inRange, isAffected, namesPackage, packageKey, packageNameKey } from '../src/analysis/vulns/osv';
 import type { OsvRange, OsvRecord, PackageKey } from '../src/analysis/vulns/osv-types';
 import { ratingOf, severityOf } from '../src/analysis/vulns/severity';
 import { compareVersions } from '../src/analysis/vulns/versions/index';
@@ -257,6 +258,23 @@ describe('fix versions and the advisory list', () => {
     expect(m.advisories.map((x) => [x.id, x.fixed_version])).toEqual([['A', '1.2.0'], ['B', '1.3.0']]);
     expect(m.fix_version).toBe('1.3.0');
     expect(matchPackage(npm('x'), '1.3.0', [a, b])).toEqual({ advisories: [], fix_version: null });
+  });
+
+  it('a memo of one analysis matches each package version once and answers what matching answers', () => {
+    const a = rangeRecord('A', [{ introduced: '0' }, { fixed: '1.2.0' }]);
+    const b = rangeRecord('B', [{ introduced: '1.0.0' }, { fixed: '1.3.0' }]);
+    const memo = new MatchMemo();
+    const first = memo.match(npm('x'), '1.1.0', [a, b]);
+    expect(first).toEqual(matchPackage(npm('x'), '1.1.0', [a, b]));
+    expect(memo.match(npm('x'), '1.1.0', [a, b])).toBe(first);
+    expect(memo.match(npm('x'), '1.2.5', [a, b])).toEqual(matchPackage(npm('x'), '1.2.5', [a, b]));
+    // Another package of the same name elsewhere, or another version, is its own match.
+    expect(memo.match({ ecosystem: 'PyPI', name: 'x' }, '1.1.0', [])).toEqual({ advisories: [], fix_version: null });
+    // Components of one page naming the same version share the match (and so the advisory list).
+    const rows = ['c1', 'c2'].map((key) => ({ row: { key, name: 'x', purl: 'pkg:npm/x@1.1.0', version: '1.1.0' }, pkg: { ...npm('x'), version: '1.1.0' } }));
+    const findings = vulnFindings(rows as never, new Map([[packageKey(npm('x')), [a, b]]]), memo);
+    expect(findings.map((f) => f.key)).toEqual(['A|c1', 'B|c1', 'A|c2', 'B|c2']);
+    expect(findings.every((f) => f.data.fix_version === '1.3.0')).toBe(true);
   });
 
   it('several ranges: a fix on the installed branch, or else a later branch\'s, never one the advisory still affects', () => {

@@ -216,15 +216,37 @@ export function packagesOf(components: PackagedComponent[]): PackageKey[] {
   return [...seen.values()];
 }
 
+/**
+ * Matches already made, by package and installed version: a bundle names the same version of a package
+ * again and again (each service of a monorepo, each document of an archive), and matching one against
+ * records listing hundreds of versions is the costly part. For one analysis (the records it reads do
+ * not change under it); bounded, started afresh when full. Callers must not change what they get back.
+ */
+export class MatchMemo {
+  private readonly matches = new Map<string, ReturnType<typeof matchPackage>>();
+  constructor(private readonly size = 20_000) {}
+
+  match(pkg: PackageKey, version: string, records: OsvRecord[]): ReturnType<typeof matchPackage> {
+    const key = `${packageKey(pkg)}\u0000${version}`;
+    let found = this.matches.get(key);
+    if (!found) {
+      if (this.matches.size >= this.size) this.matches.clear();
+      found = matchPackage(pkg, version, records);
+      this.matches.set(key, found);
+    }
+    return found;
+  }
+}
+
 /** One finding per advisory affecting a component, with the component's own fix version (above every matched range). */
-export function vulnFindings(components: PackagedComponent[], records: Map<string, OsvRecord[]>): FindingRow[] {
+export function vulnFindings(components: PackagedComponent[], records: Map<string, OsvRecord[]>, memo = new MatchMemo()): FindingRow[] {
   const findings: FindingRow[] = [];
   for (const { row, pkg } of components) {
     const version = pkg.version ?? row.version;
     if (!version) continue;
     const candidates = records.get(packageKey(pkg));
     if (!candidates?.length) continue;
-    const { advisories, fix_version } = matchPackage(pkg, version, candidates);
+    const { advisories, fix_version } = memo.match(pkg, version, candidates);
     for (const advisory of advisories) {
       const cve = advisory.aliases.find((a: string) => a.startsWith('CVE-'));
       const explanation = `${row.name} ${version} is affected by ${advisory.id}${cve ? ` (${cve})` : ''}${advisory.summary ? `: ${advisory.summary.replace(/\.$/, '')}` : ''}.`

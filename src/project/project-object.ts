@@ -118,12 +118,18 @@ export class ProjectObject extends DurableObject<Env> {
     return this.closing;
   }
 
+  /** The project's id once its storage is set up; neither changes after that, so it is read once per instance. */
+  private readyProjectId: string | undefined;
+
   private state(): ProjectState {
     if (this.isClosing()) throw new ApiError('not_found', PURGED);
-    const projectId = this.setting('projectId');
+    const projectId = this.readyProjectId ?? this.setting('projectId');
     // Never set up: the caller (src/project/client.ts) starts the set-up and answers 503 provisioning.
     if (!projectId) throw new ApiError('provisioning', UNPROVISIONED);
-    if (this.setting('readyAt') === undefined) throw new ApiError('provisioning', 'The project\'s data is still being set up; retry in a few seconds.');
+    if (!this.readyProjectId) {
+      if (this.setting('readyAt') === undefined) throw new ApiError('provisioning', 'The project\'s data is still being set up; retry in a few seconds.');
+      this.readyProjectId = projectId;
+    }
     return {
       env: this.env, db: this.db, sql: this.ctx.storage.sql, projectId, idempotency: this.idempotency, notify: (rows) => this.notify(rows),
       wake: (at) => this.sweepBy(at), wakeSoon: () => void (this.wakeRequested = true),

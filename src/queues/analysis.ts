@@ -13,6 +13,7 @@ import type { JsonObject } from '../lib/json';
 import { serializedRow, type AnalysisStart, type FoundItem, type SerializedRow } from '../project/analysis-store';
 import { withProject } from '../project/client';
 import { componentFindings, deriveFindings } from './findings';
+import { MatchMemo } from '../analysis/findings';
 import { RecordCache } from '../vulndb/lookup';
 import { buildReports } from './reports';
 import { consumeEach } from './consume';
@@ -61,6 +62,8 @@ export class Stager {
   private rows: SerializedRow[] = [];
   /** The vulnerability records this analysis has read, so each comes from D1 once. */
   private readonly records = new RecordCache();
+  /** The matches it has made, so a package version named again is matched once. */
+  private readonly matches = new MatchMemo();
   /** Bytes of the bundle read so far, of `size`. */
   bytesRead = 0;
 
@@ -82,7 +85,7 @@ export class Stager {
     this.rows = [];
     // A component's advisories depend on nothing else in the bundle: match them while the batch is in
     // hand and store them with it, instead of reading every component back afterwards.
-    rows.push(...(await componentFindings(this.env, rows, this.records)).map(serializedRow));
+    rows.push(...(await componentFindings(this.env, rows, this.records, this.matches)).map(serializedRow));
     const progress = this.size > 0 ? Math.round((1000 * this.bytesRead) / this.size) / 10 : undefined;
     const active = await withProject<boolean>(this.env, this.message.projectId, (stub) =>
       stub.stageContents({ surveyId: this.message.surveyId, attempt: this.attempt, rows, progress }));

@@ -6,7 +6,7 @@
 // crypto asset comes from the dependency rows (paged, only entries touching an asset kept) and the
 // components they name (looked up by bom-ref).
 import { BundleError } from '../analysis/bundle';
-import { cryptoFindings, packagedComponents, packagesOf, ProviderGraph, runtimeFinding, vulnFindings, type ProvidedBy } from '../analysis/findings';
+import { cryptoFindings, packagedComponents, packagesOf, ProviderGraph, runtimeFinding, vulnFindings, type MatchMemo, type ProvidedBy } from '../analysis/findings';
 import type { Dependency } from '../analysis/types';
 import type { Env } from '../env';
 import type { AnalysisRow, ContentKind, FoundItem, SerializedRow } from '../project/analysis-store';
@@ -71,11 +71,11 @@ export async function providersOf(env: Env, message: AnalysisMessage, source: { 
 }
 
 /** The advisories of the components among a batch of found items, as finding items to stage with them. */
-export async function componentFindings(env: Env, rows: SerializedRow[], known: RecordCache): Promise<FoundItem[]> {
+export async function componentFindings(env: Env, rows: SerializedRow[], known: RecordCache, matches?: MatchMemo): Promise<FoundItem[]> {
   const components = packagedComponents(rows.filter((row) => row.kind === 'component'));
   const packages = packagesOf(components);
   if (!packages.length) return [];
   const records = await lookupRecords(env.DB, packages, known);
   if (!records.size) return [];
-  return vulnFindings(components, records).map((finding) => ({ kind: 'vuln_finding', source: String(finding.data.purl ?? ''), finding }));
+  return vulnFindings(components, records, matches).map((finding) => ({ kind: 'vuln_finding', source: String(finding.data.purl ?? ''), finding }));
 }

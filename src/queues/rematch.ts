@@ -4,7 +4,7 @@
 // through the project's current components of those packages, matches them again with the analysis's
 // own functions (lookupRecords, vulnFindings), and replaces their findings subject by subject: a
 // subject whose findings changed is rescored (cause `vulnerability-data`), an unchanged one is not.
-import { packagedComponents, packagesOf, vulnFindings, type PackagedComponent } from '../analysis/findings';
+import { MatchMemo, packagedComponents, packagesOf, vulnFindings, type PackagedComponent } from '../analysis/findings';
 import { ecosystemCovers, packageNameKey } from '../analysis/vulns/osv';
 import { ecosystemBase } from '../analysis/vulns/versions/index';
 import type { PackageKey } from '../analysis/vulns/osv-types';
@@ -70,6 +70,8 @@ async function rematchPage(env: Env, projectId: string, rows: CurrentComponent[]
   const components = packagedComponents([...unique.values()]).filter((c) => !wanted || wanted(c.pkg));
   if (!components.length) return { components: 0, changed: [] };
   const records = await lookupRecords(env.DB, packagesOf(components), known);
+  // Subjects share package versions: each is matched once for the page.
+  const matches = new MatchMemo();
   const groups = new Map<string, { current: CurrentComponent; components: PackagedComponent[] }>();
   for (const component of components) {
     // packagedComponents keeps the row it was given: a CurrentComponent.
@@ -83,7 +85,7 @@ async function rematchPage(env: Env, projectId: string, rows: CurrentComponent[]
     subject: current.subject, surveyId: current.survey_id, attempt: current.attempt,
     componentKeys: list.map((c) => c.row.key),
     // As the analysis stages them (src/queues/findings.ts componentFindings).
-    rows: vulnFindings(list, records).map((finding) => serializedRow({ kind: 'vuln_finding', source: String(finding.data.purl ?? ''), finding })),
+    rows: vulnFindings(list, records, matches).map((finding) => serializedRow({ kind: 'vuln_finding', source: String(finding.data.purl ?? ''), finding })),
   }));
   const { changed } = await withProject<{ changed: string[] }>(env, projectId, (stub) => stub.replaceVulnFindings({ groups: replacements }));
   return { components: components.length, changed };
