@@ -52,7 +52,7 @@ try {
   for (const bundle of selected) {
     // What the previous survey set off (rendering its documents, scoring its portfolios) is done first:
     // each survey is measured on a quiet service, not beside the last one's work.
-    await until(() => quiet(service, headers), 'the previous survey\'s background work did not finish', 300_000, 250);
+    await until(() => quiet(service, headers), 'the previous survey\'s background work did not finish in 5 minutes (a job still PENDING or RUNNING, or a portfolio not scored)', 300_000, 250);
     const file = await bundle.make();
     const profiled = profiler && file.includes('synthetic');
     if (profiled) await profiler.call('Profiler.start');
@@ -75,14 +75,18 @@ try {
   await service.stop();
 }
 
-/** No job waiting or running (render jobs included) and every portfolio scored. */
+/** No job waiting or running (render jobs included) and every portfolio scored; a refused read (429, 503) is asked again. */
 async function quiet(svc, headers) {
+  const read = async (path) => {
+    const res = await fetch(`${svc.P}${path}`, { headers });
+    return res.ok ? res.json() : null;
+  };
   for (const status of ['PENDING', 'RUNNING']) {
-    const { jobs } = await (await fetch(`${svc.P}/v1/job?status=${status}&limit=1`, { headers })).json();
-    if (jobs.length) return false;
+    const page = await read(`/v1/job?status=${status}&limit=1`);
+    if (!page || page.jobs.length) return false;
   }
-  const { portfolios } = await (await fetch(`${svc.P}/v1/portfolio`, { headers })).json();
-  return portfolios.every((p) => p.scoring === 'scored');
+  const list = await read('/v1/portfolio');
+  return Boolean(list?.portfolios.every((p) => p.scoring === 'scored'));
 }
 
 /** Where the time went: each step's start and end, in ms after the upload completed. */

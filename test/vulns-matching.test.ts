@@ -275,6 +275,12 @@ describe('fix versions and the advisory list', () => {
     const findings = vulnFindings(rows as never, new Map([[packageKey(npm('x')), [a, b]]]), memo);
     expect(findings.map((f) => f.key)).toEqual(['A|c1', 'B|c1', 'A|c2', 'B|c2']);
     expect(findings.every((f) => f.data.fix_version === '1.3.0')).toBe(true);
+    // A version that more than 100 advisories affect is matched each time, not held.
+    const many = Array.from({ length: 101 }, (_, i) => rangeRecord(`M-${i}`, [{ introduced: '0' }, { fixed: '9.0.0' }]));
+    const heavy = memo.match(npm('x'), '5.0.0', many);
+    expect(heavy.advisories).toHaveLength(101);
+    expect(memo.match(npm('x'), '5.0.0', many)).not.toBe(heavy);
+    expect(memo.match(npm('x'), '5.0.0', many)).toEqual(heavy);
   });
 
   it('several ranges: a fix on the installed branch, or else a later branch\'s, never one the advisory still affects', () => {

@@ -224,7 +224,7 @@ export function packagesOf(components: PackagedComponent[]): PackageKey[] {
  */
 export class MatchMemo {
   private readonly matches = new Map<string, ReturnType<typeof matchPackage>>();
-  constructor(private readonly size = 20_000) {}
+  constructor(private readonly size = 5_000) {}
 
   match(pkg: PackageKey, version: string, records: OsvRecord[]): ReturnType<typeof matchPackage> {
     const key = `${packageKey(pkg)}\u0000${version}`;
@@ -232,11 +232,14 @@ export class MatchMemo {
     if (!found) {
       if (this.matches.size >= this.size) this.matches.clear();
       found = matchPackage(pkg, version, records);
-      this.matches.set(key, found);
+      // A version many advisories affect (a distribution's kernel) is not held: its list is large.
+      if (found.advisories.length <= MEMO_MAX_ADVISORIES) this.matches.set(key, found);
     }
     return found;
   }
 }
+
+const MEMO_MAX_ADVISORIES = 100;
 
 /** One finding per advisory affecting a component, with the component's own fix version (above every matched range). */
 export function vulnFindings(components: PackagedComponent[], records: Map<string, OsvRecord[]>, memo = new MatchMemo()): FindingRow[] {

@@ -1,14 +1,15 @@
-// Large read answers (a portfolio's state, pages of ranked fixes), gzip-compressed once and kept in the
-// project object's memory, keyed by what they were made from: a scoring build is never changed, only
-// replaced by a new one, so a key names one answer for ever and nothing needs invalidating. Without
-// it every read of a 500 kB state or a 5 MB page of full rows is compressed again on its way out (by
-// Cloudflare's edge in production, by miniflare locally), which cost more than producing it.
-// Bounded by compressed bytes, least recently used first out; lost when the object is evicted.
+// Large read answers (a portfolio's state, first pages of ranked fixes), gzip-compressed once and kept in
+// memory, keyed by what they were made from: a scoring build is never changed, only replaced by a new
+// one, so a key names one answer for ever and nothing needs invalidating. Without it every read of a
+// 500 kB state or a 5 MB page of full rows is compressed again on its way out (by Cloudflare's edge in
+// production, by miniflare locally). One cache per isolate, shared by the project objects it holds
+// (keys name their project), bounded by compressed bytes, least recently used first out.
 
 /** What a read answers: JSON text, or the same text gzip-compressed when the caller accepts it. */
 export type StoredAnswer = { text: string } | { gzip: Uint8Array };
 
-const MAX_BYTES = 24 * 1024 * 1024;
+/** An isolate has 128 MB; its project objects share this much for compressed answers. */
+const MAX_BYTES = 16 * 1024 * 1024;
 
 async function gzipText(text: string): Promise<Uint8Array> {
   const compressed = new Blob([text]).stream().pipeThrough(new CompressionStream('gzip'));
@@ -22,9 +23,12 @@ export class CompressedAnswers {
 
   constructor(private readonly maxBytes = MAX_BYTES) {}
 
-  /** The answer for `key`: `text()` as it is, or compressed (from memory when made before) with `gzip`. */
-  async answer(key: string, text: () => string, gzip: boolean): Promise<StoredAnswer> {
-    if (!gzip) return { text: text() };
+  /**
+   * The answer for `key`: `text()` as it is, or compressed (from memory when made before) with `gzip`.
+   * Answers that are rarely read twice (deep pages) pass `keep: false`: plain text, left to the edge.
+   */
+  async answer(key: string, text: () => string, options: { gzip: boolean; keep?: boolean }): Promise<StoredAnswer> {
+    if (!options.gzip || options.keep === false) return { text: text() };
     const hit = this.entries.get(key);
     if (hit) {
       this.entries.delete(key);
@@ -44,3 +48,6 @@ export class CompressedAnswers {
     return { gzip: compressed };
   }
 }
+
+/** The isolate's cache (module scope: every project object in the isolate shares it). */
+export const compressedAnswers = new CompressedAnswers();

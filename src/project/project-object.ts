@@ -34,7 +34,6 @@ import * as posture from './posture';
 import * as rematch from './rematch-store';
 import type { PurlRange } from '../vulndb/changes';
 import { runBackfills } from './backfill';
-import { CompressedAnswers } from './answer-cache';
 import * as scoring from './scoring-store';
 import type { DocumentFormat } from '../render/model';
 import type { AnalysisMessage } from './surveys';
@@ -76,8 +75,6 @@ export class ProjectObject extends DurableObject<Env> {
   private readonly db: ProjectDb;
   private readonly hub = new JobHub();
   private readonly idempotency: Idempotency;
-  /** Large read answers compressed once per scoring build (answer-cache.ts). */
-  private readonly answers = new CompressedAnswers();
   private wakeRequested = false;
   /** The schema exists (migrations applied). A store never set up, or erased, has none. */
   private migrated = false;
@@ -546,12 +543,14 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => portfolios.removeMember(state, input.portfolioId, input));
   }
 
-  async portfolioState(input: { portfolioId: string; rank: boolean; gzip: boolean }): Promise<unknown> {
-    return this.rpc((state) => scoring.stateAnswer(state, this.answers, input.portfolioId, input));
+  // Named for their answer's shape (StoredAnswer): a Worker and an object of different versions during
+  // a gradual deployment fail the call rather than misread each other.
+  async portfolioStateAnswer(input: { portfolioId: string; rank: boolean; gzip: boolean }): Promise<unknown> {
+    return this.rpc((state) => scoring.stateAnswer(state, input.portfolioId, input));
   }
 
-  async portfolioRank(input: { portfolioId: string; offset: number; limit: number; summary: boolean; gzip: boolean }): Promise<unknown> {
-    return this.rpc((state) => scoring.rankAnswer(state, this.answers, input.portfolioId, input));
+  async portfolioRankAnswer(input: { portfolioId: string; offset: number; limit: number; summary: boolean; gzip: boolean }): Promise<unknown> {
+    return this.rpc((state) => scoring.rankAnswer(state, input.portfolioId, input));
   }
 
   async simulationInputs(input: { portfolioId: string; itemKeys: string[]; all?: boolean }): Promise<unknown> {

@@ -12,7 +12,7 @@ import type { FixRow, PortfolioModel } from '../scoring/portfolio';
 import type { ProjectState } from './project-object';
 import { bundledComponents } from './dependency-graph';
 import { memberSubjects, portfoliosHolding, requireScored, type PortfolioRow } from './portfolios';
-import type { CompressedAnswers, StoredAnswer } from './answer-cache';
+import { compressedAnswers, type StoredAnswer } from './answer-cache';
 import { POSTURE_FIXES, snapshotAsOf, snapshotScored } from './posture';
 import { portfolioFixes, portfolioResults, portfolios, scoredFindings as scoredTable, scoreHistory, scoringWork, subjects, subjectScores } from './schema';
 
@@ -339,14 +339,14 @@ const resultColumn = (state: ProjectState, portfolioId: string, column: 'state' 
  * with `rank`, the first page of ranked fixes in summary form beside it. Compressed once per build
  * when the caller accepts gzip.
  */
-export function stateAnswer(state: ProjectState, answers: CompressedAnswers, portfolioId: string, input: { rank: boolean; gzip: boolean }): Promise<StoredAnswer> {
+export function stateAnswer(state: ProjectState, portfolioId: string, input: { rank: boolean; gzip: boolean }): Promise<StoredAnswer> {
   const { row, result } = requireScored(state, portfolioId);
-  const key = JSON.stringify(['state', row.id, result.build, result.computedAt, result.asOf, row.name, input.rank]);
-  return answers.answer(key, () => {
+  const key = JSON.stringify(['state', state.projectId, row.id, result.build, result.computedAt, result.asOf, row.name, input.rank]);
+  return compressedAnswers.answer(key, () => {
     const stored = resultColumn(state, row.id, 'state');
     const rank = input.rank ? `,"rank":${rankBody(rankPage(state, portfolioId, { offset: 0, limit: 1000, summary: true }))}` : '';
     return `{"portfolio_id":${JSON.stringify(row.id)},"name":${JSON.stringify(row.name)},${stored.slice(1, -1)},"computed_at":${JSON.stringify(result.computedAt)},"as_of":${JSON.stringify(result.asOf)}${rank}}`;
-  }, input.gzip);
+  }, input);
 }
 
 export interface RankPage {
@@ -367,11 +367,15 @@ function rankPage(state: ProjectState, portfolioId: string, query: { offset: num
   return { total: result.rows, offset: query.offset, limit: query.limit, rows };
 }
 
-/** `GET rank`: a page of ranked fixes as JSON text; compressed once per build and page when the caller accepts gzip. */
-export function rankAnswer(state: ProjectState, answers: CompressedAnswers, portfolioId: string, query: { offset: number; limit: number; summary: boolean; gzip: boolean }): Promise<StoredAnswer> {
+/**
+ * `GET rank`: a page of ranked fixes as JSON text. The first page (any size, full or summary: what
+ * dashboards and assistants read again and again) is compressed once per build when the caller accepts
+ * gzip; deeper pages are read once each while paging, so they go out as text for the edge to compress.
+ */
+export function rankAnswer(state: ProjectState, portfolioId: string, query: { offset: number; limit: number; summary: boolean; gzip: boolean }): Promise<StoredAnswer> {
   const { result } = requireScored(state, portfolioId);
-  const key = JSON.stringify(['rank', result.build, query.offset, query.limit, query.summary]);
-  return answers.answer(key, () => rankBody(rankPage(state, portfolioId, query)), query.gzip);
+  const key = JSON.stringify(['rank', state.projectId, portfolioId, result.build, query.offset, query.limit, query.summary]);
+  return compressedAnswers.answer(key, () => rankBody(rankPage(state, portfolioId, query)), { gzip: query.gzip, keep: query.offset === 0 });
 }
 
 export interface SimulationInputs {

@@ -41,12 +41,12 @@ type RankInput = { portfolioId: string; offset: number; limit: number; summary: 
 
 /** A page of ranked fixes: the stored rows written out as they are, gzip-compressed when `gzip`. */
 export function rankAnswer(env: Env, projectId: string, input: RankInput & { gzip: boolean }): Promise<StoredAnswer> {
-  return withPortfolioData<StoredAnswer>(env, projectId, (stub) => stub.portfolioRank(input));
+  return withPortfolioData<StoredAnswer>(env, projectId, (stub) => stub.portfolioRankAnswer(input));
 }
 
 /** The portfolio's state (with the first ranked fixes in summary form when `rank`), gzip-compressed when `gzip`. */
 export function stateAnswer(env: Env, projectId: string, input: { portfolioId: string; rank: boolean; gzip: boolean }): Promise<StoredAnswer> {
-  return withPortfolioData<StoredAnswer>(env, projectId, (stub) => stub.portfolioState(input));
+  return withPortfolioData<StoredAnswer>(env, projectId, (stub) => stub.portfolioStateAnswer(input));
 }
 
 /** Asked for without gzip, an answer is text. */
