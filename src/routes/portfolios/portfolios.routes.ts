@@ -95,7 +95,7 @@ export const removeMember = defineRoute({
 export const rank = defineRoute({
   operationId: 'rankPortfolioFixes',
   method: 'get', path: `${P}/v1/portfolio/{portfolioId}/rank`, tags, summary: 'Ranked fixes',
-  description: 'Fixes ordered by the portfolio score gain if that row alone were fixed; ranks are kept when paged. `summary=true`: no items, at most 10 findings and 10 occurrences per row. Answered from the stored scoring: 503 `unscored` before the first, `rescoring` after a change.',
+  description: 'Fixes ordered by the portfolio score gain if that row alone were fixed; ranks are kept when paged. `summary=true`: no items, at most 10 findings and 10 occurrences per row. Answered from the stored scoring: 503 `unscored` before the first, `rescoring` after a change. A first page (`offset` 0) is sent gzip-compressed (`Content-Encoding: gzip`) when `Accept-Encoding` allows it.',
   access: view, errors: [400, 404, 503],
   request: { params: PortfolioParams, query: RankQuery },
   responses: { 200: { description: 'A page of ranked fixes.', ...json(RankPage) } },
@@ -114,7 +114,7 @@ export const simulate = defineRoute({
 export const state = defineRoute({
   operationId: 'getPortfolioState',
   method: 'get', path: `${P}/v1/portfolio/{portfolioId}/state`, tags, summary: 'Scores and their breakdown',
-  description: 'The current score overall and per axis, with bands, the breakdown by axis and by subject naming the findings that cost the most points, and when it was computed. With `rank=true`, the first 1,000 ranked fixes in summary form. 503 `unscored` / `rescoring` as for rank.',
+  description: 'The current score overall and per axis, with bands, the breakdown by axis and by subject naming the findings that cost the most points, and when it was computed. With `rank=true`, the first 1,000 ranked fixes in summary form. 503 `unscored` / `rescoring` as for rank. Sent gzip-compressed (`Content-Encoding: gzip`) when `Accept-Encoding` allows it.',
   access: view, errors: [400, 404, 503],
   request: { params: PortfolioParams, query: RankFlag },
   responses: { 200: { description: 'The state.', ...json(PortfolioState) } },
