@@ -7,7 +7,7 @@
 // The scoring consumer's log line (src/queues/scoring.ts) gives each scoring's phases; it is read over the
 // DevTools protocol. PROFILE=1 records a CPU profile of the Worker's isolate during the full rescoring and
 // prints where the time went (the .cpuprofile is kept for Chrome DevTools).
-//   SUBJECTS=1000 FINDINGS=50000 COMPONENTS=150 READS=300 SESSIONS=16 BENCH_PORT=8795 BENCH_LOGS=1 PROFILE=1
+//   SUBJECTS=1000 FINDINGS=50000 COMPONENTS=150 READS=600 SESSIONS=16 BENCH_PORT=8795 BENCH_LOGS=1 PROFILE=1
 import { benchService, bundleSourceMap, inspectWorker, printProfile, quantile, timedRequest, until } from './harness.mjs';
 import { devCall } from '../scripts/local.mjs';
 
@@ -16,7 +16,7 @@ const INSPECTOR_PORT = Number(process.env.INSPECTOR_PORT ?? PORT + 100);
 const SUBJECTS = Number(process.env.SUBJECTS ?? 1000);
 const FINDINGS = Number(process.env.FINDINGS ?? 50_000);
 const COMPONENTS = Number(process.env.COMPONENTS ?? 150);
-const READS = Number(process.env.READS ?? 300);
+const READS = Number(process.env.READS ?? 600);
 // Each sign-in may make 600 requests a minute: the reads rotate over several.
 const SESSIONS = Number(process.env.SESSIONS ?? 16);
 const PROFILE = process.env.PROFILE === '1';
