@@ -132,19 +132,19 @@ try {
   // Each read by two clients, in two passes (so the garbage one leaves in this process does not land on
   // the other's timings): node:http, timed to the answer's last byte as the service sent it, nothing
   // decoded (the targets are judged on it); then Node's fetch, decoding the answer as the CLI would.
+  // One read's URL and request, as both clients take them (fetch's init; timedRequest's options).
+  const requestOf = (read) => [read.url ?? `${service.P}${read.path}`, read.body
+    ? { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(read.body) }
+    : { headers: read.bare ? {} : auth() }];
   const once = async (read) => {
     const started = performance.now();
-    const res = await fetch(read.url ?? `${service.P}${read.path}`, read.body
-      ? { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(read.body) }
-      : { headers: read.bare ? {} : auth() });
+    const res = await fetch(...requestOf(read));
     const bytes = (await res.arrayBuffer()).byteLength;
     if (!res.ok) throw new Error(`${read.name}: ${res.status}`);
     return { ms: performance.now() - started, bytes };
   };
   const sent = async (read) => {
-    const answer = await timedRequest(read.url ?? `${service.P}${read.path}`, read.body
-      ? { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(read.body) }
-      : { headers: read.bare ? {} : auth() });
+    const answer = await timedRequest(...requestOf(read));
     if (answer.status !== 200) throw new Error(`${read.name}: ${answer.status}`);
     return answer;
   };
