@@ -17,6 +17,9 @@ export default defineConfig(async () => {
             // Tests call http://localhost (test/helpers.ts): the MCP server's OAuth issuer and resource live there.
             API_URL: 'http://localhost',
           },
+          // A second control database standing in for a lagging read replica (local D1 has none):
+          // test/replica.ts serves D1 sessions from it, as production may (test/primary-reads.test.ts).
+          d1Databases: { REPLICA_DB: 'test-replica' },
         },
       }),
     ],

@@ -5,6 +5,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
+      /** A lagging copy of DB (test/replica.ts). */
+      REPLICA_DB: D1Database;
     }
     interface GlobalProps {
       mainModule: typeof import('../src/index');

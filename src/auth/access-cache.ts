@@ -46,11 +46,17 @@ export class AccessCache {
     private readonly orgId: string,
     /** null when the epoch could not be read: then nothing is cached or served from cache. */
     private readonly epoch: string | null,
+    /**
+     * The control database's primary, which every load reads: a value cached under the epoch must
+     * be at least as new as the change that set the epoch. A replica read just after a change may
+     * not have it yet, and cached under the new epoch it would be served for up to MAX_AGE_MS.
+     */
+    private readonly primary: D1Database,
   ) {}
 
-  /** The cached value for `key` in this organization, or what `load` returns (then cached). */
-  async get<T>(key: string, load: () => Promise<T>): Promise<T> {
-    if (this.epoch === null) return load();
+  /** The cached value for `key` in this organization, or what `load` reads from the primary (then cached). */
+  async get<T>(key: string, load: (primary: D1Database) => Promise<T>): Promise<T> {
+    if (this.epoch === null) return load(this.primary);
     const full = `${this.orgId}|${key}`;
     const now = Date.now();
     const hit = entries.get(full);
@@ -59,7 +65,7 @@ export class AccessCache {
       entries.set(full, hit);
       return hit.value as Promise<T>;
     }
-    const value = load();
+    const value = load(this.primary);
     entries.set(full, { epoch: this.epoch, at: now, value });
     // A failed load is not kept: the next request tries again.
     value.catch(() => {
@@ -70,13 +76,16 @@ export class AccessCache {
   }
 }
 
-/** The cache of one organization for one request. Never fails: without an epoch it passes through. */
-export async function openAccessCache(env: Env, orgId: string): Promise<AccessCache> {
+/**
+ * The cache of one organization for one request, loading from `primary` (the control database before
+ * any read session is opened on it). Never fails: without an epoch it passes through.
+ */
+export async function openAccessCache(env: Env, orgId: string, primary: D1Database = env.DB): Promise<AccessCache> {
   try {
-    return new AccessCache(orgId, await epochStub(env, orgId).current());
+    return new AccessCache(orgId, await epochStub(env, orgId).current(), primary);
   } catch (error) {
     console.warn(JSON.stringify({ level: 'warn', message: 'access epoch unavailable; reading D1 directly', orgId, error: String(error) }));
-    return new AccessCache(orgId, null);
+    return new AccessCache(orgId, null, primary);
   }
 }
 

@@ -55,8 +55,8 @@ export async function principalPermissions(db: D1Database, principal: Principal,
       project: new Set(projectId && projectId === principal.projectId ? held.filter((p) => !isOrgPermission(p)) : []),
     };
   }
-  const load = () => personPermissions(db, principal.orgId, principal.userId, projectId);
-  const person = await (cache ? cache.get(`permissions:${principal.userId}:${projectId ?? ''}`, load) : load());
+  const load = (from: D1Database) => personPermissions(from, principal.orgId, principal.userId, projectId);
+  const person = await (cache ? cache.get(`permissions:${principal.userId}:${projectId ?? ''}`, load) : load(db));
   // An AI assistant holds the person's permissions cut down to the scopes they ticked, never more.
   return principal.kind === 'connected_app' ? intersectScopes(person, principal.scopes ?? []) : person;
 }

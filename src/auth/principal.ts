@@ -60,8 +60,8 @@ WHERE c.jti = ?`;
  * unknown). The row may come from the access cache; expiry is judged against `now` every time.
  */
 export async function loadPrincipal(db: D1Database, claims: TokenClaims, now = new Date(), cache?: AccessCache): Promise<Principal> {
-  const read = () => db.prepare(LOOKUP).bind(claims.jti).first<CredentialRow>();
-  const row = await (cache ? cache.get(`credential:${claims.jti}`, read) : read());
+  const read = (from: D1Database) => from.prepare(LOOKUP).bind(claims.jti).first<CredentialRow>();
+  const row = await (cache ? cache.get(`credential:${claims.jti}`, read) : read(db));
   if (!row || row.kind !== claims.kind || row.user_id !== claims.sub || row.org_id !== claims.org) {
     throw new ApiError('unauthorized', 'The token is not known.');
   }

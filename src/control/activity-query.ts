@@ -208,11 +208,11 @@ export async function queryActivity(d1: D1Database, scope: ActivityScope, query:
  */
 export async function activityPageText(d1: D1Database, principal: Principal, query: ActivityQuery, cache?: AccessCache): Promise<string> {
   const viewer = actsAsPerson(principal) ? `user:${principal.userId}` : `project:${principal.projectId}`;
-  const read = async () => {
+  const read = async (from: D1Database) => {
     // A deleted project's entries (its deletion among them) stay visible to those its teams reached.
-    const reach = actsAsPerson(principal) ? await reachableProjectIds(d1, principal.orgId, principal.userId, { includeDeleted: true }) : [];
-    const page = await queryActivity(d1, activityScope(principal, reach), query);
+    const reach = actsAsPerson(principal) ? await reachableProjectIds(from, principal.orgId, principal.userId, { includeDeleted: true }) : [];
+    const page = await queryActivity(from, activityScope(principal, reach), query);
     return JSON.stringify({ entries: page.entries, availableActions: [...ACTIVITY_ACTIONS], pagination: page.pagination });
   };
-  return cache ? cache.get(`activity:${viewer}:${JSON.stringify(query)}`, read) : read();
+  return cache ? cache.get(`activity:${viewer}:${JSON.stringify(query)}`, read) : read(d1);
 }

@@ -10,7 +10,7 @@ import type { AppEnv } from '../lib/context';
 import { ApiError, forbidden, invalidParameter, permissionDenied } from '../lib/errors';
 import { UUID_PATTERN } from '../lib/ids';
 import { checkRateLimit, rateLimitKey } from './rate-limit';
-import { openReadSession } from './read-session';
+import { openReadSession, primaryDb } from './read-session';
 
 /** Which credentials an operation accepts: spec "Any", "Session" or "Pass". */
 export type Creds = 'any' | 'session' | 'pass';
@@ -37,6 +37,11 @@ export interface Access {
    * such as progress reports.
    */
   keepsAccess?: boolean;
+  /**
+   * A POST that only reads (simulation): it reads through a read session like a GET (a client's
+   * bookmark honoured, the nearest replica otherwise) and, changing nothing, keeps the access cache.
+   */
+  changesNothing?: boolean;
 }
 
 function kindAccepted(creds: Creds, kind: CredentialTokenKind): void {
@@ -104,11 +109,12 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
     }
     // On `reachable` routes the handler first answers 404 for a project the session cannot see.
     if (access.project !== 'reachable') await assertPermissions(c, permissions, pathProject ?? principal.projectId);
-    const answerBookmark = openReadSession(c, !READ_METHODS.has(c.req.method));
+    const changes = !READ_METHODS.has(c.req.method) && !access.changesNothing;
+    const answerBookmark = openReadSession(c, changes);
     await next();
     answerBookmark();
     // A change that succeeded invalidates what any isolate cached about this organization.
-    if (!READ_METHODS.has(c.req.method) && !access.keepsAccess && c.res.status < 400) await bumpAccessEpoch(c.env, principal.orgId);
+    if (changes && !access.keepsAccess && c.res.status < 400) await bumpAccessEpoch(c.env, principal.orgId);
   };
 }
 
@@ -116,7 +122,7 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
 export async function assertPermissions(c: Context<AppEnv>, permissions: readonly Permission[], projectId: string | null): Promise<void> {
   if (!permissions.length) return;
   // Always the primary: a permission taken away is refused at once, whatever a replica has seen.
-  const held = await principalPermissions(c.var.primaryDb ?? c.env.DB, c.var.principal, projectId, c.var.access);
+  const held = await principalPermissions(primaryDb(c), c.var.principal, projectId, c.var.access);
   for (const permission of permissions) {
     const set = permission.startsWith('org:') ? held.org : held.project;
     if (!set.has(permission)) throw permissionDenied(permission);

@@ -6,6 +6,7 @@ import { grantablePermissions, issuedRecord, listProjectCredentials, revokeProje
 import { controlDb } from '../../control/db';
 import { createRouter } from '../../lib/router';
 import { revokeGrants } from '../../mcp/oauth';
+import { primaryDb } from '../../middleware/read-session';
 import * as routes from './credentials.routes';
 
 export const credentialsRouter = createRouter()
@@ -28,7 +29,7 @@ export const credentialsRouter = createRouter()
     const { projectId } = c.req.valid('param');
     const body = c.req.valid('json');
     const principal = c.var.principal;
-    const permissions = grantablePermissions(body.permissions, await principalPermissions(c.env.DB, principal, projectId, c.var.access));
+    const permissions = grantablePermissions(body.permissions, await principalPermissions(primaryDb(c), principal, projectId, c.var.access));
     const db = controlDb(c.env.DB);
     const issued = await issueApiToken(db, c.env, {
       orgId: principal.orgId, projectId, actor: principal, durationDays: body.duration_days, name: body.name || null, permissions, traceId: c.var.requestId,

@@ -1,4 +1,5 @@
 import { GrantCheck } from '../../auth/grants';
+import { primaryDb } from '../../middleware/read-session';
 import { controlDb } from '../../control/db';
 import { deleteOrganization, getOrganization, listMembers, removeMember, updateOrganization } from '../../control/organizations';
 import { createRouter } from '../../lib/router';
@@ -37,7 +38,7 @@ export const organizationsRouter = createRouter()
     const principal = c.var.principal;
     const answer = await invite(controlDb(c.env.DB), c.env, {
       orgId, email, teamIds, projectId: projectUuid ?? principal.projectId, actor: principal, traceId: c.var.requestId,
-      grants: new GrantCheck(c.env.DB, orgId, principal),
+      grants: new GrantCheck(primaryDb(c), orgId, principal),
     });
     return c.json(answer, 200);
   });

@@ -57,5 +57,5 @@ export const projectsRouter = createRouter()
   })
   .openapi(routes.myProjects, async (c) => {
     const principal = c.var.principal;
-    return c.json(await c.var.access.get(`my-projects:${principal.userId}`, () => myProjects(controlDb(c.env.DB), principal)), 200);
+    return c.json(await c.var.access.get(`my-projects:${principal.userId}`, (primary) => myProjects(controlDb(primary), principal)), 200);
   });

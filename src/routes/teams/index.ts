@@ -1,6 +1,7 @@
 // Teams (spec 4.3): thin handlers over src/control/teams.ts (reads) and teams.service.ts (changes).
 import type { Context } from 'hono';
 import { GrantCheck } from '../../auth/grants';
+import { primaryDb } from '../../middleware/read-session';
 import { controlDb } from '../../control/db';
 import { requireMember } from '../../control/members';
 import { fullTeam, listTeamMembers, requireTeam, teamSummaries } from '../../control/teams';
@@ -11,7 +12,7 @@ import * as routes from './teams.routes';
 import * as service from './teams.service';
 
 const caller = (c: Context<AppEnv>, orgId: string): service.Caller => ({
-  orgId, actor: c.var.principal, traceId: c.var.requestId, grants: new GrantCheck(c.env.DB, orgId, c.var.principal),
+  orgId, actor: c.var.principal, traceId: c.var.requestId, grants: new GrantCheck(primaryDb(c), orgId, c.var.principal),
 });
 
 export const teamsRouter = createRouter()
