@@ -4,6 +4,7 @@
 // history point per axis. As each portfolio's scoring finishes, what it saw is kept (a snapshot row)
 // and a posture report is built from it: a REPORT step of the snapshot job, read by the report
 // operations like any report and rendered like every report. Regenerate rebuilds it from the kept row.
+import { searchTerms } from '../reports/search-terms';
 import { and, desc, eq, lt } from 'drizzle-orm';
 import { conflict } from '../lib/errors';
 import type { JsonObject } from '../lib/json';
@@ -197,6 +198,7 @@ async function buildPosture(state: ProjectState, job: JobRow, snapshot: Snapshot
     for (const [section, entries] of Object.entries(content.sections)) {
       entries.forEach((e, i) => state.db.insert(reportEntries).values({
         reportId: job.id, section, position: i + 1, key: e.key, purl: e.purl, name: e.name, explanation: e.explanation, data: { ...e.data, explanation: e.explanation },
+        terms: searchTerms(e),
       }).run());
     }
     state.db.insert(reports).values({

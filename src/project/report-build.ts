@@ -4,6 +4,7 @@
 // report entries here in batches and the full document to R2, then finishes each report in turn;
 // finishing stores the summary, compares with the subject's previous report of the type, and puts
 // the headline figures on the step (where an upload pass, which cannot read reports, finds them).
+import { searchTerms } from '../reports/search-terms';
 import type { JsonObject } from '../lib/json';
 import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import { nowIso } from '../lib/ids';
@@ -123,7 +124,7 @@ export interface EntryRow {
   data: JsonObject;
 }
 
-const INSERT_ENTRY = 'INSERT OR REPLACE INTO report_entries (report_id, section, position, key, purl, name, explanation, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT_ENTRY = 'INSERT OR REPLACE INTO report_entries (report_id, section, position, key, purl, name, explanation, data, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** Stores a batch of a report's entries and renews the lease; false when the attempt should stop. */
 export function stageReportEntries(state: ProjectState, input: { surveyId: string; attempt: number; reportId: string; entries: EntryRow[] }): boolean {
@@ -131,7 +132,7 @@ export function stageReportEntries(state: ProjectState, input: { surveyId: strin
   if (!step || isFinished(step.status) || !renewLease(state, step.id, input.attempt)) return false;
   state.db.transaction(() => {
     for (const e of input.entries) {
-      state.sql.exec(INSERT_ENTRY, input.reportId, e.section, e.position, e.key, e.purl, e.name, e.explanation, JSON.stringify(e.data));
+      state.sql.exec(INSERT_ENTRY, input.reportId, e.section, e.position, e.key, e.purl, e.name, e.explanation, JSON.stringify(e.data), searchTerms(e));
     }
   });
   return true;

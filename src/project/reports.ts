@@ -9,6 +9,7 @@ import type { ProjectState } from './project-object';
 import { jobs, reports } from './schema';
 import { regenerateSurvey } from './surveys';
 import { POSTURE, regeneratePosture } from './posture';
+import { searchForms } from '../reports/search-terms';
 
 export type ReportRow = typeof reports.$inferSelect;
 
@@ -77,17 +78,29 @@ export function sectionPage(state: ProjectState, query: SectionQuery): JsonObjec
 
 export const SEARCH_LIMIT = 200;
 
-/** Entries whose package URL, name or explanation contains the text, ignoring case, across every section. */
+/**
+ * Entries found by any name a person would type (src/reports/search-terms.ts), ignoring case in every
+ * script, across every section: in the report's own section order (red before green, critical before
+ * low), so the 200-match cap keeps the most important. Entries stored before search terms existed
+ * match by package URL, name or explanation as before (`LIKE`, ASCII case).
+ */
 export function search(state: ProjectState, reportId: string, text: string): JsonObject[] {
   const report = requireReport(state, reportId);
-  // LIKE ignores ASCII case; the text's own wildcards are escaped, so it matches literally.
+  const { folded, compact } = searchForms(text);
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return state.sql.exec<EntrySqlRow>(
-    `SELECT section, position, key, data FROM report_entries WHERE report_id = ?
-       AND (purl LIKE ?2 ESCAPE '\\' OR name LIKE ?2 ESCAPE '\\' OR explanation LIKE ?2 ESCAPE '\\')
-     ORDER BY section, position LIMIT ?3`,
-    report.id, pattern, SEARCH_LIMIT,
-  ).toArray().map(entryOf);
+  const sections = ((report.summary.sections ?? []) as unknown as SectionInfo[]).filter((s) => s.kind === 'list').map((s) => s.name);
+  const found: JsonObject[] = [];
+  for (const section of sections) {
+    if (found.length >= SEARCH_LIMIT) break;
+    found.push(...state.sql.exec<EntrySqlRow>(
+      `SELECT section, position, key, data FROM report_entries WHERE report_id = ?1 AND section = ?2
+         AND CASE WHEN terms IS NULL THEN purl LIKE ?3 ESCAPE '\\' OR name LIKE ?3 ESCAPE '\\' OR explanation LIKE ?3 ESCAPE '\\'
+                  ELSE instr(terms, ?4) > 0 OR (?5 <> '' AND instr(terms, ?5) > 0) END
+       ORDER BY position LIMIT ?6`,
+      report.id, section, pattern, folded, compact, SEARCH_LIMIT - found.length,
+    ).toArray().map(entryOf));
+  }
+  return found;
 }
 
 type Brief = {

@@ -205,6 +205,8 @@ export const reportEntries = sqliteTable('report_entries', {
   name: text('name').notNull(),
   explanation: text('explanation'),
   data: text('data', { mode: 'json' }).notNull().$type<JsonObject>(),
+  /** Every name the entry is searched by, case-folded (src/reports/search-terms.ts); null for entries stored before it. */
+  terms: text('terms'),
 }, (t) => [primaryKey({ columns: [t.reportId, t.section, t.position] }), index('report_entries_key').on(t.reportId, t.key)]);
 
 /**

@@ -57,6 +57,12 @@ alias('other/Ed448', 'Ed448', 'edwards448');
 alias('oscaa/SM2', 'SM2', 'sm2p256v1', 'curveSM2');
 alias('anssi/FRP256v1', 'FRP256v1');
 
+/** Every name a registry curve goes by (`nist/P-384`: P-384, P384, nistp384, secp384r1, ansip384r1), for search. */
+export function curveNames(registryName: string): string[] {
+  const names = Object.entries(ALIASES).filter(([, target]) => target === registryName).map(([name]) => name);
+  return [registryName.slice(registryName.indexOf('/') + 1), ...names];
+}
+
 const SIZES: Record<string, number> = { 'other/Curve25519': 255, 'other/Curve448': 448, 'other/Ed25519': 255, 'other/Ed448': 448, 'other/Ed448-Goldilocks': 448, 'oscaa/SM2': 256, 'anssi/FRP256v1': 256, 'other/FourQ': 256, 'other/JubJub': 255, 'other/Pallas': 255, 'other/Vesta': 255 };
 
 const BY_NAME = new Map(REGISTRY_CURVES.map((c) => [c.slice(c.indexOf('/') + 1).toLowerCase(), c]));
