@@ -7,6 +7,7 @@ import { ApiError, errorResponse, type ErrorCode } from './lib/errors';
 import { createRouter } from './lib/router';
 import { methodsForPath } from './lib/methods';
 import { BOOKMARK_HEADER } from './middleware/read-session';
+import { countD1Queries } from './middleware/d1-count';
 import { requestId } from './middleware/request-id';
 import { routers } from './routes';
 import { docsRouter } from './routes/docs';
@@ -34,6 +35,7 @@ export function buildApp() {
   const app = createRouter();
 
   app.use('*', requestId());
+  app.use('/api/*', countD1Queries());
   // The dashboard calls the API from its own origin; built once per configured origin.
   const corsByOrigin = new Map<string, ReturnType<typeof cors>>();
   app.use('/api/*', async (c, next) => {

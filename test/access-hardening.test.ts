@@ -9,7 +9,7 @@ import { rateLimitKey } from '../src/middleware/rate-limit';
 import { DEMO } from '../src/routes/dev';
 import { dataTenant } from './data-plane';
 import { api, expectError, json, latestLinkToken, newTenant, signIn, uniqueEmail } from './helpers';
-import { activityRows, addPerson, addProject, apiToken, uniqueName, type Tenant } from './people';
+import { activityRows, addPerson, addProject, apiToken, lastActivity, uniqueName, type Tenant } from './people';
 
 const O = (orgId: string) => `/api/v1/org/${orgId}`;
 const P = (projectId: string) => `/api/v1/project/${projectId}`;
@@ -268,6 +268,14 @@ describe('identity and tenancy', () => {
     expect((await api(O(other.orgId), { token: other.jwt })).status).toBe(200);
     expect((await api('/api/v1/auth/session', { method: 'DELETE', token: other.jwt })).status).toBe(204);
     await expectError(await api(O(again.orgId), { token: again.jwt }), 401, 'token_revoked');
+    // Each organization's log records the sign-out, as it recorded the sign-in or the switch into it.
+    for (const orgId of [a.orgId, b.orgId]) {
+      const entry = await lastActivity(orgId, 'user.signed_out');
+      expect(entry).toMatchObject({ actor_id: a.user.id, actor_kind: 'session', data: { signInJti: decodeJwt(again.jwt).sid } });
+    }
+    const page = await json(await api(`${O(a.orgId)}/activity?action=user.signed_out`, { token: a.token }));
+    expect(page.availableActions).toContain('user.signed_out');
+    expect(page.entries.map((e: any) => e.action)).toEqual(['user.signed_out']);
   });
 
   it('canceling a sign-in from another organization\'s project ends its sessions everywhere at once', async () => {

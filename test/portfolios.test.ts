@@ -230,6 +230,27 @@ describe('simulation', () => {
     expect(await rankOf(t, implicitId)).toEqual(page);
   });
 
+  it('takes each fix once, at most 1,000, and checks every upgrade against the vulnerability data in one D1 query', async () => {
+    const page = await rankOf(t, implicitId);
+    const lodash = page.rows.find((r: any) => r.item_key === 'pkg:npm/lodash');
+    const ws = page.rows.find((r: any) => r.item_key === 'pkg:npm/ws');
+    const upgrades = [{ item_key: 'pkg:npm/lodash', upgrade_to: lodash.fix_version }, { item_key: 'pkg:npm/ws', upgrade_to: ws.fix_version }];
+    // 1,000 fixes, all repeats of two upgrades: one fix each in the answer, one lookup for both packages.
+    const repeated = Array.from({ length: 1000 }, (_, i) => upgrades[i % 2]);
+    const res = await simulate(t, implicitId, { fixes: repeated });
+    expect(res.status).toBe(200);
+    const answer = await json(res);
+    expect(answer.fixes.map((f: any) => f.item_key)).toEqual(['pkg:npm/lodash', 'pkg:npm/ws']);
+    expect(answer.projected).toEqual((await json(await simulate(t, implicitId, upgrades))).projected);
+    // Counted by the local instance (DEV_SECRET): the vulnerability lookups of every upgrade are one query.
+    expect(res.headers.get('server-timing')).toBe('d1;desc="1 queries"');
+    // One more than the maximum is refused, naming it.
+    const error = await expectError(await simulate(t, implicitId, Array.from({ length: 1001 }, () => upgrades[0])), 400, 'invalid_request');
+    expect(error.error).toMatch(/At most 1,000 fixes/);
+    // A simulation reads through a read session: the client's bookmark is honoured and one comes back.
+    expect(res.headers.get('x-d1-bookmark')).toBeTruthy();
+  });
+
   it('leaves the organization\'s access epoch alone (a POST that changes nothing keeps every isolate\'s cached credentials)', async () => {
     const epoch = () => env.ACCESS_EPOCH.get(env.ACCESS_EPOCH.idFromName(t.orgId)).current();
     const top = (await rankOf(t, implicitId, '?summary=true&limit=1')).rows[0];
@@ -351,6 +372,28 @@ describe('portfolios', () => {
     }
     expect((await json(await api(portfolioPath(t), { token: t.token }))).portfolios.map((p: any) => p.portfolio_id)).not.toContain(portfolio.portfolio_id);
     await expectError(await api(portfolioPath(t, crypto.randomUUID()), { token: t.token }), 404, 'not_found');
+  });
+
+  it('a deleted portfolio answers 404 to every operation, whatever the body (spec 4.1 rule 3)', async () => {
+    const created = await json(await api(portfolioPath(t), { token: t.token, body: { name: 'Soon gone', members: ['shop'] } }));
+    const id = created.portfolio_id;
+    const path = portfolioPath(t, id);
+    // While it exists, an invalid member is 400 for update and add member.
+    await expectError(await api(path, { token: t.token, method: 'PUT', body: { members: [{ type: 'team', value: 'a' }] } }), 400, 'invalid_request');
+    await expectError(await api(`${path}/member`, { token: t.token, body: { type: 'package', value: 'lodash' } }), 400, 'invalid_request');
+    expect((await api(path, { token: t.token, method: 'DELETE' })).status).toBe(204);
+    const calls: [string, string, unknown][] = [
+      ['PUT', '', { name: 'Back again' }], ['PUT', '', { members: [{ type: 'team', value: 'a' }] }], ['PUT', '', 'not json'], ['DELETE', '', undefined],
+      ['POST', '/member', 'shop'], ['POST', '/member', { type: 'package', value: 'lodash' }], ['DELETE', '/member/shop', undefined],
+      ['GET', '/member', undefined], ['GET', '/history', undefined], ['GET', '/rank', undefined], ['GET', '/state', undefined],
+      ['POST', '/simulate', { item_key: 'pkg:npm/lodash' }], ['POST', '/simulate', {}], ['POST', '/simulate', { fixes: 'none' }], ['POST', '/simulate', '{not json'],
+    ];
+    for (const [method, suffix, body] of calls) {
+      const res = await api(`${path}${suffix}`, { token: t.token, method, body });
+      expect({ method, suffix, body, status: res.status }).toEqual({ method, suffix, body, status: 404 });
+    }
+    // A portfolio that never existed, too.
+    await expectError(await simulate(t, crypto.randomUUID(), {}), 404, 'not_found');
   });
 
   it('needs project:edit to change and project:portfolio:view to read; other projects see nothing', async () => {

@@ -36,6 +36,7 @@ export const ACTIVITY_ACTIONS = [
   'connected_app.disconnected',
   'user.signed_in',
   'user.signed_up',
+  'user.signed_out',
   'user.updated',
   'user.preferences.updated',
   'session.switched',

@@ -519,6 +519,11 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => portfolios.getPortfolio(state, portfolioId));
   }
 
+  /** 404 unless the portfolio exists: operations with a body answer it before the body is checked. */
+  async requirePortfolio(portfolioId: string) {
+    return this.rpc((state) => ({ portfolio_id: portfolios.requirePortfolio(state, portfolioId).id }));
+  }
+
   async updatePortfolio(input: { portfolioId: string; name?: unknown; members?: unknown[] }) {
     return this.rpc((state) => portfolios.updatePortfolio(state, input.portfolioId, input));
   }

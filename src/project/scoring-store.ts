@@ -387,15 +387,16 @@ export interface SimulationInputs {
 export function simulationInputs(state: ProjectState, portfolioId: string, input: { itemKeys: string[]; all?: boolean }): SimulationInputs {
   const { result } = requireScored(state, portfolioId);
   const rows: SimulationInputs['rows'] = [];
-  const wanted = [...new Set(input.itemKeys)];
+  const wanted = new Set(input.itemKeys);
   const query = input.all
     ? state.sql.exec<{ item_key: string; summary: string; row: string; effects: string }>('SELECT item_key, summary, row, effects FROM portfolio_fixes WHERE build = ? ORDER BY rank', result.build)
     : null;
   if (query) {
-    for (const r of query) rows.push({ itemKey: r.item_key, row: JSON.parse(wanted.includes(r.item_key) ? r.row : r.summary) as JsonObject, effects: r.effects });
+    for (const r of query) rows.push({ itemKey: r.item_key, row: JSON.parse(wanted.has(r.item_key) ? r.row : r.summary) as JsonObject, effects: r.effects });
   } else {
-    for (let i = 0; i < wanted.length; i += MAX_BOUND) {
-      const slice = wanted.slice(i, i + MAX_BOUND);
+    const keys = [...wanted];
+    for (let i = 0; i < keys.length; i += MAX_BOUND) {
+      const slice = keys.slice(i, i + MAX_BOUND);
       for (const r of state.sql.exec<{ item_key: string; row: string; effects: string }>(
         `SELECT item_key, row, effects FROM portfolio_fixes WHERE build = ? AND item_key IN (${slice.map(() => '?').join(',')})`, result.build, ...slice)) {
         rows.push({ itemKey: r.item_key, row: JSON.parse(r.row) as JsonObject, effects: r.effects });

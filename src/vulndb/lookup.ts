@@ -33,12 +33,13 @@ interface Row {
 }
 
 /**
- * The records (never withdrawn ones) whose affected entries name each asked package in its ecosystem,
+ * The records (never withdrawn ones) whose affected entries name each asked package in its ecosystem
+ * (one query per `page` packages),
  * keyed by `${ecosystem}\0${name}` as asked; packages without records are absent from the map. Names
  * and releases compare as matching compares them (osv.ts packageNameKey, ecosystemCovers): an asked
  * release (`Debian:11`) finds its own records and the bare ecosystem's, a bare ask finds every release.
  */
-export async function lookupRecords(db: D1Database, packages: PackageKey[], known: RecordCache = new RecordCache()): Promise<Map<string, OsvRecord[]>> {
+export async function lookupRecords(db: D1Database | D1DatabaseSession, packages: PackageKey[], known: RecordCache = new RecordCache(), page = LOOKUP_PAGE): Promise<Map<string, OsvRecord[]>> {
   const found = new Map<string, OsvRecord[]>();
   const pairs = [...new Map(packages.map((p) => {
     const pair = [ecosystemBase(p.ecosystem), packageNameKey(p.ecosystem, p.name)] as const;
@@ -48,7 +49,7 @@ export async function lookupRecords(db: D1Database, packages: PackageKey[], know
   const rows: Row[] = [];
   const records = known.records;
   const knownIds = JSON.stringify(known.idsBeforeLookup());
-  for (let i = 0; i < pairs.length; i += LOOKUP_PAGE) {
+  for (let i = 0; i < pairs.length; i += page) {
     // Each record's JSON comes once per query (row_number), however many asked packages it names, and
     // not at all when the caller holds it already (?2).
     const { results } = await db.prepare(
@@ -57,7 +58,7 @@ export async function lookupRecords(db: D1Database, packages: PackageKey[], know
        FROM (SELECT p.base, p.name_key AS key, p.ecosystem, p.record_id AS id FROM json_each(?1) q
              JOIN vuln_packages p ON p.base = json_extract(q.value, '$[0]') AND p.name_key = json_extract(q.value, '$[1]')) h
        JOIN vuln_records r ON r.id = h.id WHERE r.withdrawn IS NULL`,
-    ).bind(JSON.stringify(pairs.slice(i, i + LOOKUP_PAGE)), knownIds).all<Row>();
+    ).bind(JSON.stringify(pairs.slice(i, i + page)), knownIds).all<Row>();
     for (const row of results) {
       if (row.record !== null && !records.has(row.id)) records.set(row.id, JSON.parse(row.record) as OsvRecord);
       rows.push(row);

@@ -59,7 +59,8 @@ export function registerPortfolioTools({ tool }: ToolRegistry): void {
     input: PortfolioInput.extend({ fixes: z.array(Fix).min(1).max(100), rank: z.boolean().default(false) }), scope: 'project:read', readOnly: true,
   }, async ({ projectId: project, portfolioId, fixes, rank }, context) => {
     await onProject(context, project, ['project:portfolio:view']);
-    return simulate(context.env, project, portfolioId, { fixes }, rank);
+    // Simulation changes nothing: its vulnerability lookups may read the nearest replica.
+    return simulate(context.env, context.env.DB.withSession('first-unconstrained'), project, portfolioId, { fixes }, rank);
   });
 
   tool('getPortfolioHistory', {

@@ -1,11 +1,8 @@
 import type { Context } from 'hono';
-import { eq } from 'drizzle-orm';
 import { bumpAccessEpoch } from '../../auth/access-cache';
+import { signOut } from '../../auth/sign-out';
 import { exchangeSignInLink, requestSignIn, switchOrganization, switchSession, type SwitchFrom } from '../../auth/sign-in';
-import { signInOrgIds } from '../../control/credentials';
 import { controlDb } from '../../control/db';
-import { credentials } from '../../control/schema';
-import { nowIso } from '../../lib/ids';
 import { createRouter } from '../../lib/router';
 import type { AppEnv } from '../../lib/context';
 import * as routes from './auth.routes';
@@ -38,9 +35,8 @@ export const authRouter = createRouter()
     return c.json(answer, 200);
   })
   .openapi(routes.signOut, async (c) => {
-    const signInJti = c.var.principal.signInJti!;
-    await controlDb(c.env.DB).update(credentials).set({ revokedAt: nowIso() }).where(eq(credentials.jti, signInJti));
+    const orgIds = await signOut(controlDb(c.env.DB), c.var.principal, c.var.requestId);
     // Its sessions may live in several organizations: each one's cached credentials must go.
-    await Promise.all((await signInOrgIds(c.env.DB, signInJti)).map((orgId) => bumpAccessEpoch(c.env, orgId)));
+    await Promise.all(orgIds.map((orgId) => bumpAccessEpoch(c.env, orgId)));
     return c.body(null, 204);
   });

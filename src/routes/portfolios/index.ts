@@ -66,5 +66,5 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.simulate, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    return c.json(await simulate(c.env, projectId, portfolioId, c.req.valid('json'), c.req.valid('query').rank) as never, 200);
+    return c.json(await simulate(c.env, c.env.DB, projectId, portfolioId, c.req.valid('json'), c.req.valid('query').rank) as never, 200);
   });

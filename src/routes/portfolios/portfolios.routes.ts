@@ -1,6 +1,7 @@
 import { defineRoute } from '../../lib/openapi';
 import { json, jsonBody, ProjectParams } from '../../lib/schemas';
 import type { Access } from '../../middleware/auth';
+import { portfolioFirst } from './portfolio-first';
 import {
   AddMember, CreatePortfolio, History, HistoryQuery, MemberList, MemberParams, Portfolio, PortfolioList, PortfolioParams, PortfolioState, RankFlag,
   RankPage, RankQuery, RemoveMemberQuery, SimulateBody, Simulation, UpdatePortfolio,
@@ -43,6 +44,7 @@ export const updatePortfolio = defineRoute({
   method: 'put', path: `${P}/v1/portfolio/{portfolioId}`, tags, summary: 'Rename a portfolio or replace its members',
   description: 'A new member list replaces the whole list and rescores the portfolio (503 `rescoring` until done). 400 for the built-in portfolio or an invalid member.',
   access: edit, errors: [400, 404, 415, 503],
+  middleware: [portfolioFirst] as const,
   request: { params: PortfolioParams, ...jsonBody(UpdatePortfolio) },
   responses: { 200: { description: 'The portfolio.', ...json(Portfolio) } },
 });
@@ -79,6 +81,7 @@ export const addMember = defineRoute({
   method: 'post', path: `${P}/v1/portfolio/{portfolioId}/member`, tags, summary: 'Add a member',
   description: 'A member `{type, value}` or a plain string (a subject). Adding one already present changes nothing. Rescores the portfolio. 400 for the built-in portfolio or an invalid member.',
   access: edit, errors: [400, 404, 415, 503],
+  middleware: [portfolioFirst] as const,
   request: { params: PortfolioParams, ...jsonBody(AddMember) },
   responses: { 200: { description: 'The members after the addition.', ...json(MemberList) } },
 });
@@ -104,9 +107,10 @@ export const rank = defineRoute({
 export const simulate = defineRoute({
   operationId: 'simulatePortfolioFixes',
   method: 'post', path: `${P}/v1/portfolio/{portfolioId}/simulate`, tags, summary: 'Project scores after fixes',
-  description: 'Nothing is stored. A fix names a ranked row (`item_key`); alone it fixes the whole row, with `finding_key` one finding, with `dependency` a library the row bundles; `upgrade_to` is the version to upgrade to (default: everything the row carries is fixed). 400 when no fix is given, a fix gives both `finding_key` and `dependency`, names a row not in the ranked list, a finding or library the row does not carry, or an upgrade that cannot apply (still inside an affected range, below the installed version, or a migration row). With `rank=true` the remaining rows are re-ranked.',
-  // A POST that changes nothing: it must not make every isolate drop its cached credentials.
-  access: { ...view, keepsAccess: true }, errors: [400, 404, 415, 503],
+  description: 'Nothing is stored. A fix names a ranked row (`item_key`); alone it fixes the whole row, with `finding_key` one finding, with `dependency` a library the row bundles; `upgrade_to` is the version to upgrade to (default: everything the row carries is fixed). 400 when no fix is given, a fix gives both `finding_key` and `dependency`, names a row not in the ranked list, a finding or library the row does not carry, or an upgrade that cannot apply (still inside an affected range, below the installed version, or a migration row), or more than 1,000 fixes (a fix given twice counts once). 404 for a portfolio that does not exist, whatever the body. With `rank=true` the remaining rows are re-ranked.',
+  // A POST that changes nothing: it reads like a GET and must not make every isolate drop its cached credentials.
+  access: { ...view, changesNothing: true }, errors: [400, 404, 415, 503],
+  middleware: [portfolioFirst] as const,
   request: { params: PortfolioParams, query: RankFlag, ...jsonBody(SimulateBody) },
   responses: { 200: { description: 'Current and projected scores.', ...json(Simulation) } },
 });

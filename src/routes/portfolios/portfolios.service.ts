@@ -12,27 +12,38 @@ import { withPortfolioData } from '../../project/client';
 import type { StoredAnswer } from '../../project/answer-cache';
 import type { SimulationInputs } from '../../project/scoring-store';
 import type { Effect } from '../../scoring/portfolio';
-import { fixesOf, resolveFixes, rowsNeeded, simulation, type StoredRow, type UpgradeCheck } from '../../scoring/simulate';
+import { fixesOf, MAX_FIXES, resolveFixes, rowsNeeded, simulation, type StoredRow, type UpgradeCheck } from '../../scoring/simulate';
 import { lookupRecords } from '../../vulndb/lookup';
 
-/** Which advisories a version is still affected by, for every installed flavour of the package (its distro, ecosystem). */
-function upgradeCheck(env: Env): UpgradeCheck {
+/**
+ * Which advisories each upgrade's version is still affected by, for every installed flavour of the
+ * row's package (its distro, ecosystem): the records of every package asked are read in one lookup.
+ */
+function upgradeCheck(db: D1Database | D1DatabaseSession): UpgradeCheck {
   return {
-    async stillAffected(_itemKey, items, version) {
-      const packages = new Map<string, ReturnType<typeof packageOf> & object>();
-      for (const item of items) {
-        const pkg = typeof item.purl === 'string' ? packageOf(item.purl) : null;
-        if (pkg) packages.set(`${pkg.ecosystem}\u0000${pkg.name}`, pkg);
-      }
-      const records = await lookupRecords(env.DB, [...packages.values()]);
-      const affected = new Set<string>();
-      for (const [key, pkg] of packages) {
-        for (const advisory of matchPackage(pkg, version, records.get(key) ?? []).advisories) affected.add(advisory.id);
-      }
-      return affected;
+    async stillAffected(asks) {
+      const packagesOf = asks.map((ask) => {
+        const packages = new Map<string, ReturnType<typeof packageOf> & object>();
+        for (const item of ask.items) {
+          const pkg = typeof item.purl === 'string' ? packageOf(item.purl) : null;
+          if (pkg) packages.set(`${pkg.ecosystem}\u0000${pkg.name}`, pkg);
+        }
+        return packages;
+      });
+      const records = await lookupRecords(db, packagesOf.flatMap((packages) => [...packages.values()]), undefined, SIMULATION_LOOKUP_PAGE);
+      return asks.map((ask, i) => {
+        const affected = new Set<string>();
+        for (const [key, pkg] of packagesOf[i]!) {
+          for (const advisory of matchPackage(pkg, ask.version, records.get(key) ?? []).advisories) affected.add(advisory.id);
+        }
+        return affected;
+      });
     },
   };
 }
+
+/** A simulation's fixes name at most MAX_FIXES rows, each a few installed flavours: one lookup query holds them all. */
+const SIMULATION_LOOKUP_PAGE = MAX_FIXES * 4;
 
 const storedRows = (inputs: SimulationInputs): Map<string, StoredRow> =>
   new Map(inputs.rows.map((r) => [r.itemKey, { itemKey: r.itemKey, row: r.row, effects: JSON.parse(r.effects) as Effect[] }]));
@@ -62,12 +73,15 @@ export async function stateText(env: Env, projectId: string, portfolioId: string
   return textOf(await stateAnswer(env, projectId, { portfolioId, rank, gzip: false }));
 }
 
-/** Current and projected scores after the fixes; nothing is stored. With `rank`, the remaining rows re-ranked. */
-export async function simulate(env: Env, projectId: string, portfolioId: string, body: unknown, rank: boolean) {
+/**
+ * Current and projected scores after the fixes; nothing is stored. With `rank`, the remaining rows
+ * re-ranked. `db` serves the vulnerability lookups: a read session (simulation changes nothing).
+ */
+export async function simulate(env: Env, db: D1Database | D1DatabaseSession, projectId: string, portfolioId: string, body: unknown, rank: boolean) {
   const fixes = fixesOf(body);
   const inputs = await withPortfolioData<SimulationInputs>(env, projectId, (stub) => stub.simulationInputs({ portfolioId, itemKeys: rowsNeeded(fixes), all: rank }));
   const rows = storedRows(inputs);
-  const resolved = await resolveFixes(fixes, rows, upgradeCheck(env));
+  const resolved = await resolveFixes(fixes, rows, upgradeCheck(db));
   return simulation(inputs.model, resolved, rank ? [...rows.values()] : undefined);
 }
 
