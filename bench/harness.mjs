@@ -127,7 +127,7 @@ export function timedRequest(url, { method = 'GET', headers = {}, body } = {}) {
     const req = request(url, { method, agent: keptAlive, headers: { 'accept-encoding': 'gzip', ...headers } }, (res) => {
       let bytes = 0;
       res.on('data', (chunk) => { bytes += chunk.length; });
-      res.on('end', () => resolve({ ms: performance.now() - started, status: res.statusCode, bytes, encoding: res.headers['content-encoding'] ?? null }));
+      res.on('end', () => resolve({ ms: performance.now() - started, status: res.statusCode, bytes, encoding: res.headers['content-encoding'] ?? null, serverTiming: res.headers['server-timing'] ?? null }));
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -539,7 +539,9 @@ async function main() {
   todo.push(`Email: ${vars.EMAIL_FROM} sends the sign-in links. In the dashboard, enable Email Routing on its domain and let it add its DNS records (MX, SPF, DKIM); to mail people beyond your verified destination addresses, onboard the domain to Cloudflare Email Service (Email Sending).`);
   todo.push('Deploy: npm run deploy (the D1 migrations, then the Worker, its Durable Objects, cron, rate limiter and assets).');
   todo.push(`First vulnerability data: the daily cron (03:17 UTC) imports OSV from VULNDB_SOURCE_URL a budget at a time; to fill it now, per ecosystem: curl -O ${vars.VULNDB_SOURCE_URL || 'https://osv-vulnerabilities.storage.googleapis.com'}/npm/all.zip && CLOUDFLARE_ENV=${env} npm run vulndb:import -- all.zip --remote`);
-  todo.push(`First admin: sign-up is ${vars.OPEN_SIGNUP === 'true' ? 'open' : 'closed'}. Deploy once with it open (npx wrangler deploy --env ${env} --var OPEN_SIGNUP:true), ask for a sign-in link for the admin's address (POST https://${vars.API_HOST}/api/v1/auth/sign-in {"email": ...}) and follow it (the first sign-in makes their organization), then npm run deploy again to close it; invite everyone else from that organization.`);
+  todo.push(vars.OPEN_SIGNUP === 'true'
+    ? `First admin: sign-up is open, so anyone may sign up. Close it (OPEN_SIGNUP = "false" in [env.${env}.vars]) and use BOOTSTRAP_ADMIN_EMAIL instead (docs/deploy.md, "The first administrator").`
+    : `First admin: sign-up is closed (keep it so). Set BOOTSTRAP_ADMIN_EMAIL = "you@example.com" in [env.${env}.vars] and deploy: that address alone may sign up, and only while no organization exists. Ask for its sign-in link (POST https://${vars.API_HOST}/api/v1/auth/sign-in {"email": ...}) and follow it (it makes your organization), then remove BOOTSTRAP_ADMIN_EMAIL, deploy again and invite everyone else from that organization (docs/deploy.md).`);
   log('Left to do');
   todo.forEach((line, i) => log(`  ${i + 1}. ${line}`));
 

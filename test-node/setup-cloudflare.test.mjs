@@ -121,6 +121,9 @@ describe('npm run setup:cloudflare', () => {
     expect(first.output).not.toContain(puts[0].stdin);
     expect(state.workers.production).toEqual(['JWT_SECRET']);
     expect(first.stdout).toMatch(/Left to do[\s\S]*Custom domains[\s\S]*Email Routing[\s\S]*vulndb:import[\s\S]*First admin/);
+    // The first administrator signs up through BOOTSTRAP_ADMIN_EMAIL; sign-up is never opened for it.
+    expect(first.stdout).toMatch(/First admin: sign-up is closed \(keep it so\)\. Set BOOTSTRAP_ADMIN_EMAIL/);
+    expect(first.stdout).not.toMatch(/OPEN_SIGNUP:true/);
 
     // Second run (the same flags): only list calls, the file byte for byte the same.
     a.reset();
