@@ -508,14 +508,22 @@ describe('what the person can do, the assistant can (issue 19)', () => {
     expect((await call(client, 'addPortfolioMember', { projectId: t.projectId, portfolioId: long.portfolio_id, member: 's'.repeat(2048) })).value.members).toHaveLength(1);
   });
 
-  it('reads a subject\'s criticality history', async () => {
+  it('reads a subject\'s criticality history; the reading tools need the reading scope', async () => {
     await call(client, 'rateSubject', { projectId: t.projectId, subject: 'shop', value: 'medium', rationale: 'history' });
     const history = (await call(client, 'getCriticalityHistory', { projectId: t.projectId, subject: 'shop' })).value;
     expect(history[0]).toMatchObject({ value: 'medium', rationale: 'history', rater: { id: t.user.id } });
     expect(history).toEqual(await json(await api(`${P(t.projectId)}/v1/subject/shop/criticality/history`, { token: t.token })));
     expect((await call(client, 'getCriticalityHistory', { projectId: t.projectId, subject: 'no-such-subject' })).error).toMatchObject({ status: 404, code: 'not_found' });
+    // The new reading tools need the reading scope.
     const docsOnly = await mcpClient((await connectAssistant(t.user.email, ['docs:read'], t.orgId)).accessToken);
-    expect((await call(docsOnly, 'getCriticalityHistory', { projectId: t.projectId, subject: 'shop' })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:read' });
+    const builtIn = (await call(client, 'listPortfolios', { projectId: t.projectId })).value.portfolios.find((p: any) => p.is_implicit).portfolio_id;
+    for (const [name, args] of [
+      ['getCriticalityHistory', { subject: 'shop' }], ['getPortfolio', { portfolioId: builtIn }], ['listPortfolioMembers', { portfolioId: builtIn }],
+      ['getExportProvenance', { reportId: reportIds[0], format: 'json' }],
+    ] as const) {
+      expect((await call(client, name, { projectId: t.projectId, ...args })).ok, name).toBe(true);
+      expect((await call(docsOnly, name, { projectId: t.projectId, ...args })).error, name).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:read' });
+    }
     await docsOnly.close();
   });
 });
