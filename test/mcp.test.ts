@@ -18,6 +18,18 @@ import {
 
 const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
 const ALL_SCOPES = ['docs:read', 'project:read', 'project:write', 'credentials:create'];
+/** The tools each scope lets an assistant see (and call). */
+const READ_TOOLS = [
+  'compareReports', 'getCriticalityHistory', 'getDataHealthSummary', 'getExportProvenance', 'getJob', 'getPortfolio', 'getPortfolioHistory', 'getPortfolioState',
+  'getProject', 'getReportSection', 'getReportSummary', 'getSubjectContent', 'listActivity', 'listDataHealthRuns', 'listJobs', 'listPortfolioMembers',
+  'listPortfolios', 'listProjects', 'listReportExports', 'listSubjects', 'rankPortfolioFixes', 'resolveDataHealthRef', 'searchReport', 'simulatePortfolioFixes',
+  'waitForJob',
+];
+const WRITE_TOOLS = [
+  'addPortfolioMember', 'createPortfolio', 'deletePortfolio', 'deleteSurvey', 'listStaleProjections', 'rateSubject', 'regenerateReport', 'regenerateSurvey',
+  'removePortfolioMember', 'renderReport', 'restoreSurvey', 'updatePortfolio',
+];
+const CREDENTIAL_TOOLS = ['createApiToken', 'createUploadPass', 'listCredentials'];
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 let t: T;
@@ -190,12 +202,7 @@ describe('tools, resources and prompts with every scope', () => {
 
   it('lists every tool per area with its parameters and hints', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual([
-      'compareReports', 'createApiToken', 'createPortfolio', 'createUploadPass', 'deletePortfolio', 'getDataHealthSummary', 'getJob', 'getPortfolioHistory', 'getPortfolioState',
-      'getProject', 'getReportSection', 'getReportSummary', 'getSubjectContent', 'listActivity', 'listCredentials', 'listDataHealthRuns',
-      'listJobs', 'listPortfolios', 'listProjects', 'listReportExports', 'listSubjects', 'rankPortfolioFixes', 'rateSubject', 'renderReport',
-      'resolveDataHealthRef', 'searchReport', 'simulatePortfolioFixes', 'updatePortfolio', 'waitForJob',
-    ]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS, ...CREDENTIAL_TOOLS].sort());
     expect(tools.find((tool) => tool.name === 'deletePortfolio')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     const rate = tools.find((tool) => tool.name === 'rateSubject')!;
     expect(rate.annotations).toMatchObject({ readOnlyHint: false });
@@ -441,6 +448,234 @@ describe('a new person signs up through the assistant\'s sign-in', () => {
     const client = await mcpClient(connected.accessToken);
     const mine = (await call(client, 'listProjects')).value;
     expect(mine.projects).toHaveLength(1);
+    await client.close();
+  });
+});
+
+describe('what the person can do, the assistant can (issue 19)', () => {
+  let client: Client;
+  let readOnly: Client;
+  let viewer: Client;
+
+  beforeAll(async () => {
+    client = await mcpClient((await connectAssistant(t.user.email, ALL_SCOPES, t.orgId)).accessToken);
+    readOnly = await mcpClient((await connectAssistant(t.user.email, ['project:read'], t.orgId)).accessToken);
+    const person = await addPerson(t, 'Viewer', 'viewer-19');
+    viewer = await mcpClient((await connectAssistant(person.user.email, ALL_SCOPES)).accessToken);
+  });
+  afterAll(async () => Promise.all([client?.close(), readOnly?.close(), viewer?.close()]));
+
+  it('reads a portfolio with its settings and its members, and adds and removes members as the API does', async () => {
+    const portfolio = (await call(client, 'createPortfolio', { projectId: t.projectId, name: `Members ${'x'.repeat(240)}` })).value;
+    expect(portfolio.name).toHaveLength(248);
+    const portfolioId = portfolio.portfolio_id;
+    const get = (await call(client, 'getPortfolio', { projectId: t.projectId, portfolioId })).value;
+    // As the API answers it (scoring may finish between the two reads).
+    const scoring = ({ scoring: _s, scored_at: _at, score: _score, band: _band, ...rest }: any) => rest;
+    expect(scoring(get)).toEqual(scoring(await json(await api(`${P(t.projectId)}/v1/portfolio/${portfolioId}`, { token: t.token }))));
+    expect(get.settings).toMatchObject({ axis_weights: expect.any(Object), bands: expect.any(Object) });
+
+    const added = (await call(client, 'addPortfolioMember', { projectId: t.projectId, portfolioId, member: 'shop' })).value;
+    expect(added).toEqual({ members: [{ member_type: 'subject', value: 'shop' }] });
+    const withPackage = (await call(client, 'addPortfolioMember', { projectId: t.projectId, portfolioId, member: { type: 'package', value: 'pkg:npm/lodash' } })).value;
+    expect(withPackage.members).toEqual([{ member_type: 'package', value: 'pkg:npm/lodash' }, { member_type: 'subject', value: 'shop' }]);
+    // Adding one already present changes nothing and records nothing.
+    await call(client, 'addPortfolioMember', { projectId: t.projectId, portfolioId, member: 'shop' });
+    const addedEntries = (await activityRows(t.orgId, 'portfolio.member.added')).filter((r) => r.data.portfolioId === portfolioId);
+    expect(addedEntries.map((r) => [r.actor_kind, r.data.member.value])).toEqual([['connected_app', 'shop'], ['connected_app', 'pkg:npm/lodash']]);
+    const listed = (await call(client, 'listPortfolioMembers', { projectId: t.projectId, portfolioId })).value;
+    expect(listed).toEqual(await json(await api(`${P(t.projectId)}/v1/portfolio/${portfolioId}/member`, { token: t.token })));
+
+    const removed = (await call(client, 'removePortfolioMember', { projectId: t.projectId, portfolioId, type: 'package', value: 'pkg:npm/lodash' })).value;
+    expect(removed).toEqual({ members: [{ member_type: 'subject', value: 'shop' }] });
+    expect((await activityRows(t.orgId, 'portfolio.member.removed')).at(-1)).toMatchObject({ actor_kind: 'connected_app', actor_id: t.user.id, data: { portfolioId, member: { value: 'pkg:npm/lodash' } } });
+    expect((await call(client, 'removePortfolioMember', { projectId: t.projectId, portfolioId, value: 'pkg:npm/lodash', type: 'package' })).error).toMatchObject({ status: 404, code: 'not_found' });
+    const builtIn = (await call(client, 'listPortfolios', { projectId: t.projectId })).value.portfolios.find((p: any) => p.is_implicit);
+    expect((await call(client, 'addPortfolioMember', { projectId: t.projectId, portfolioId: builtIn.portfolio_id, member: 'shop' })).error).toMatchObject({ status: 400 });
+
+    // The change scope, and the person's own project:edit.
+    expect((await call(readOnly, 'listPortfolioMembers', { projectId: t.projectId, portfolioId })).ok).toBe(true);
+    expect((await call(readOnly, 'addPortfolioMember', { projectId: t.projectId, portfolioId, member: 'shop' })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:write' });
+    expect((await call(viewer, 'removePortfolioMember', { projectId: t.projectId, portfolioId, value: 'shop' })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:edit' });
+    expect((await call(viewer, 'getPortfolio', { projectId: t.projectId, portfolioId })).ok).toBe(true);
+  });
+
+  it('names portfolios up to 255 characters and members up to 2048, as the API does', async () => {
+    const long = (await call(client, 'createPortfolio', { projectId: t.projectId, name: 'n'.repeat(255) })).value;
+    expect(long.name).toHaveLength(255);
+    expect((await call(client, 'createPortfolio', { projectId: t.projectId, name: 'n'.repeat(256) })).error).toMatchObject({ status: 400, code: 'invalid_parameter', parameter: 'name' });
+    expect((await call(client, 'addPortfolioMember', { projectId: t.projectId, portfolioId: long.portfolio_id, member: 's'.repeat(2049) })).error).toMatchObject({ status: 400, parameter: 'member' });
+    expect((await call(client, 'addPortfolioMember', { projectId: t.projectId, portfolioId: long.portfolio_id, member: 's'.repeat(2048) })).value.members).toHaveLength(1);
+  });
+
+  it('reads a subject\'s criticality history; the reading tools need the reading scope', async () => {
+    await call(client, 'rateSubject', { projectId: t.projectId, subject: 'shop', value: 'medium', rationale: 'history' });
+    const history = (await call(client, 'getCriticalityHistory', { projectId: t.projectId, subject: 'shop' })).value;
+    expect(history[0]).toMatchObject({ value: 'medium', rationale: 'history', rater: { id: t.user.id } });
+    expect(history).toEqual(await json(await api(`${P(t.projectId)}/v1/subject/shop/criticality/history`, { token: t.token })));
+    expect((await call(client, 'getCriticalityHistory', { projectId: t.projectId, subject: 'no-such-subject' })).error).toMatchObject({ status: 404, code: 'not_found' });
+    // The new reading tools need the reading scope.
+    const docsOnly = await mcpClient((await connectAssistant(t.user.email, ['docs:read'], t.orgId)).accessToken);
+    const builtIn = (await call(client, 'listPortfolios', { projectId: t.projectId })).value.portfolios.find((p: any) => p.is_implicit).portfolio_id;
+    for (const [name, args] of [
+      ['getCriticalityHistory', { subject: 'shop' }], ['getPortfolio', { portfolioId: builtIn }], ['listPortfolioMembers', { portfolioId: builtIn }],
+      ['getExportProvenance', { reportId: reportIds[0], format: 'json' }],
+    ] as const) {
+      expect((await call(client, name, { projectId: t.projectId, ...args })).ok, name).toBe(true);
+      expect((await call(docsOnly, name, { projectId: t.projectId, ...args })).error, name).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:read' });
+    }
+    await docsOnly.close();
+  });
+});
+
+describe('surveys and reports changed by an assistant (issue 19)', () => {
+  let u: T;
+  let surveys: { surveyId: string }[];
+  let client: Client;
+  let readOnly: Client;
+  let member: Client;
+  const reportsOf = async (surveyId: string) =>
+    (await json(await api(`${P(u.projectId)}/v1/job/${surveyId}`, { token: u.token }))).steps.filter((s: any) => s.step_type === 'REPORT');
+
+  beforeAll(async () => {
+    u = await dataTenant('assistant-changes');
+    surveys = [];
+    // One subject each: a report is regenerated from its subject's latest analysis.
+    for (const [subject, version] of [['store-a', '4.17.15'], ['store-b', '4.17.19'], ['store-c', '4.17.20']]) surveys.push(await analysed(u, sbom(subject!, [['lodash', version!]])));
+    client = await mcpClient((await connectAssistant(u.user.email, ALL_SCOPES, u.orgId)).accessToken);
+    readOnly = await mcpClient((await connectAssistant(u.user.email, ['project:read'], u.orgId)).accessToken);
+    const person = await addPerson(u, 'Member', 'member-19');
+    member = await mcpClient((await connectAssistant(person.user.email, ALL_SCOPES)).accessToken);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([client?.close(), readOnly?.close(), member?.close()]);
+    await letRendersFinish([u]);
+  }, 30_000);
+
+  it('reads a document\'s provenance and lists stale documents (project:admin, through the change scope)', async () => {
+    await letRendersFinish([u]);
+    const [report] = await reportsOf(surveys[0]!.surveyId);
+    for (const format of ['json', 'html']) {
+      const provenance = await call(client, 'getExportProvenance', { projectId: u.projectId, reportId: report.id, format });
+      expect(provenance.value, format).toEqual(await json(await api(`${P(u.projectId)}/v1/report/${report.id}/export/${format}/provenance`, { token: u.token })));
+    }
+    expect((await call(client, 'getExportProvenance', { projectId: u.projectId, reportId: report.id, format: 'docx' })).error).toMatchObject({ status: 400, code: 'invalid_parameter', parameter: 'format' });
+    expect((await call(readOnly, 'getExportProvenance', { projectId: u.projectId, reportId: report.id, format: 'json' })).ok).toBe(true);
+
+    expect((await call(client, 'listStaleProjections', { projectId: u.projectId })).value).toEqual([]);
+    const stale = (await call(client, 'listStaleProjections', { projectId: u.projectId, parentId: surveys[0]!.surveyId, templateVersions: { html: 99 } })).value;
+    expect(stale.length).toBeGreaterThan(0);
+    expect(stale.every((e: any) => e.format === 'html' && e.survey_id === surveys[0]!.surveyId && e.reasons[0].reason === 'template_version')).toBe(true);
+    const query = `?parentId=${surveys[0]!.surveyId}&templateVersions=${encodeURIComponent('{"html":"99"}')}`;
+    expect(stale).toEqual(await json(await api(`${P(u.projectId)}/v1/projection/stale${query}`, { token: u.token })));
+    expect((await call(readOnly, 'listStaleProjections', { projectId: u.projectId })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:write' });
+    expect((await call(member, 'listStaleProjections', { projectId: u.projectId })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:admin' });
+  }, 40_000);
+
+  it('regenerates a report: the job to follow, the same answer for a repeated key, recorded as the API records it', async () => {
+    const [report] = await reportsOf(surveys[1]!.surveyId);
+    expect((await call(readOnly, 'regenerateReport', { projectId: u.projectId, reportId: report.id })).error).toMatchObject({ code: 'permission_denied', permission: 'project:write' });
+    const regenerated = await call(client, 'regenerateReport', { projectId: u.projectId, reportId: report.id, idempotencyKey: 'assistant-1' });
+    expect(regenerated.value).toMatchObject({ job_id: expect.any(String), supersedes: surveys[1]!.surveyId });
+    expect((await call(client, 'regenerateReport', { projectId: u.projectId, reportId: report.id, idempotencyKey: 'assistant-1' })).value).toEqual(regenerated.value);
+    expect((await call(client, 'regenerateReport', { projectId: u.projectId, reportId: report.id })).error).toMatchObject({ status: 409, code: 'conflict' });
+    const entries = (await activityRows(u.orgId, 'report.regenerated')).filter((r) => r.data.reportId === report.id);
+    expect(entries).toHaveLength(2);
+    expect(entries[0]).toMatchObject({ actor_kind: 'connected_app', actor_id: u.user.id, project_id: u.projectId, data: { surveyId: regenerated.value.job_id, supersedes: surveys[1]!.surveyId } });
+    expect((await call(client, 'getJob', { projectId: u.projectId, jobId: regenerated.value.job_id })).value).toMatchObject({ supersedes: surveys[1]!.surveyId });
+  });
+
+  it('regenerates a survey (reports only unless told), once per key', async () => {
+    const surveyId = surveys[0]!.surveyId;
+    expect((await call(member, 'regenerateSurvey', { projectId: u.projectId, surveyId })).error).toMatchObject({ status: 400, code: 'invalid_parameter', parameter: 'idempotencyKey' });
+    const answer = (await call(client, 'regenerateSurvey', { projectId: u.projectId, surveyId, idempotencyKey: 'survey-1' })).value;
+    expect(answer).toMatchObject({ parent_id: expect.any(String), supersedes: surveyId, sub_job_ids: expect.any(Object) });
+    expect((await call(client, 'regenerateSurvey', { projectId: u.projectId, surveyId, idempotencyKey: 'survey-1' })).value).toEqual(answer);
+    const entries = (await activityRows(u.orgId, 'survey.regenerated')).filter((r) => r.data.supersedes === surveyId);
+    expect(entries.map((r) => [r.actor_kind, r.data.surveyId, r.data.skipAnalyze])).toEqual([['connected_app', answer.parent_id, true]]);
+    const job = (await call(client, 'getJob', { projectId: u.projectId, jobId: answer.parent_id })).value;
+    expect(job.steps.find((s: any) => s.step_type === 'ANALYZE').status).toBe('SKIPPED');
+    expect((await call(readOnly, 'regenerateSurvey', { projectId: u.projectId, surveyId, idempotencyKey: 'survey-2' })).error).toMatchObject({ permission: 'project:write' });
+  });
+
+  it('deletes a survey (project:edit) and restores it (project:admin)', async () => {
+    const surveyId = surveys[2]!.surveyId;
+    expect((await call(readOnly, 'deleteSurvey', { projectId: u.projectId, surveyId })).error).toMatchObject({ code: 'permission_denied', permission: 'project:write' });
+    const deleted = (await call(member, 'deleteSurvey', { projectId: u.projectId, surveyId })).value;
+    expect(deleted).toMatchObject({ id: surveyId, deleted_at: expect.any(String) });
+    expect((await call(client, 'deleteSurvey', { projectId: u.projectId, surveyId })).value.deleted_at).toBe(deleted.deleted_at);
+    expect((await call(client, 'listJobs', { projectId: u.projectId, topLevel: true })).value.jobs.map((j: any) => j.id)).not.toContain(surveyId);
+    expect((await activityRows(u.orgId, 'survey.deleted')).filter((r) => r.data.surveyId === surveyId).map((r) => r.actor_kind)).toEqual(['connected_app']);
+    expect((await call(client, 'deleteSurvey', { projectId: u.projectId, surveyId: (await reportsOf(surveyId))[0].id })).error).toMatchObject({ status: 400 });
+
+    expect((await call(member, 'restoreSurvey', { projectId: u.projectId, surveyId })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:admin' });
+    const restored = (await call(client, 'restoreSurvey', { projectId: u.projectId, surveyId })).value;
+    expect(restored).toMatchObject({ id: surveyId, deleted_at: null });
+    expect((await activityRows(u.orgId, 'survey.restored')).filter((r) => r.data.surveyId === surveyId)).toMatchObject([{ actor_kind: 'connected_app', actor_id: u.user.id }]);
+  });
+});
+
+describe('one project id, scopes visible, one error shape (issue 19)', () => {
+  it('an upper-cased project id reads the project\'s own data (the object named by the lower-cased id)', async () => {
+    const client = await mcpClient((await connectAssistant(t.user.email, ['project:read'], t.orgId)).accessToken);
+    const upper = t.projectId.toUpperCase();
+    for (const [name, args] of [
+      ['listSubjects', {}], ['getJob', { jobId: surveyId.toUpperCase() }], ['getReportSummary', { reportId: reportIds[0]!.toUpperCase() }], ['listJobs', { limit: 5 }],
+    ] as const) {
+      const lower = await call(client, name, { projectId: t.projectId, ...args });
+      expect(lower.ok, name).toBe(true);
+      expect(await call(client, name, { projectId: upper, ...args }), name).toEqual(lower);
+    }
+    await client.close();
+  });
+
+  it('lists only the tools the scopes allow; one left out still answers permission_denied naming the scope', async () => {
+    const listed = async (scopes: string[]) => {
+      const client = await mcpClient((await connectAssistant(t.user.email, scopes, t.orgId)).accessToken);
+      const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      return { client, names };
+    };
+    const reader = await listed(['docs:read', 'project:read']);
+    expect(reader.names).toEqual([...READ_TOOLS].sort());
+    expect((await call(reader.client, 'deletePortfolio', { projectId: t.projectId, portfolioId: crypto.randomUUID() })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:write' });
+    const writer = await listed(['project:read', 'project:write']);
+    expect(writer.names).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
+    const issuer = await listed(['credentials:create']);
+    expect(issuer.names).toEqual([...CREDENTIAL_TOOLS].sort());
+    const docs = await listed(['docs:read']);
+    expect(docs.names).toEqual([]);
+    expect((await docs.client.listResources()).resources.length).toBeGreaterThan(0);
+    await Promise.all([reader, writer, issuer, docs].map((l) => l.client.close()));
+  });
+
+  it('answers an invalid argument with the API\'s invalid_parameter naming it', async () => {
+    const client = await mcpClient((await connectAssistant(t.user.email, ALL_SCOPES, t.orgId)).accessToken);
+    const refused = async (name: string, args: Record<string, unknown>) => (await call(client, name, args)).error;
+    expect(await refused('getJob', { projectId: t.projectId, jobId: 'not-a-uuid' })).toEqual({
+      status: 400, code: 'invalid_parameter', parameter: 'jobId', error: expect.stringContaining('jobId'),
+    });
+    expect(await refused('listJobs', {})).toMatchObject({ status: 400, code: 'invalid_parameter', parameter: 'projectId' });
+    expect(await refused('rankPortfolioFixes', { projectId: t.projectId, portfolioId: crypto.randomUUID(), limit: 10_001 })).toMatchObject({ code: 'invalid_parameter', parameter: 'limit' });
+    expect(await refused('rateSubject', { projectId: t.projectId, subject: 'shop', value: 'urgent' })).toMatchObject({ code: 'invalid_parameter', parameter: 'value' });
+    expect(await refused('simulatePortfolioFixes', { projectId: t.projectId, portfolioId: crypto.randomUUID(), fixes: [{ item_key: 3 }] })).toMatchObject({ code: 'invalid_parameter', parameter: 'fixes', error: expect.stringContaining('fixes.0.item_key') });
+    await client.close();
+  });
+
+  it('says in each description which field of an answer holds the id a tool takes', async () => {
+    const client = await mcpClient((await connectAssistant(t.user.email, ALL_SCOPES, t.orgId)).accessToken);
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    expect(byName.listProjects!.description).toMatch(/`uuid`.*projectId/);
+    expect(byName.listProjects!.description).toContain('`org_uuid`');
+    expect(byName.getProject!.description).toMatch(/`id`.*projectId/);
+    expect(byName.getProject!.description).toContain('`orgId`');
+    // Every id a tool takes is described by the answer field it comes from.
+    for (const tool of tools) {
+      for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {}) as [string, any][]) {
+        const isId = property.format === 'uuid' || property.anyOf?.some((p: any) => p.format === 'uuid');
+        if (isId) expect(property.description, `${tool.name}.${name}`).toMatch(/`[a-z_.]+`/i);
+      }
+    }
     await client.close();
   });
 });

@@ -3,7 +3,7 @@
 import { personPermissions, principalPermissions } from '../auth/access';
 import type { Permission } from '../auth/permissions';
 import type { Principal } from '../auth/principal';
-import { recordActivity, type ActivityAction } from '../control/activity';
+import type { Changer } from '../control/changes';
 import { controlDb } from '../control/db';
 import { requireReachableProject } from '../control/projects';
 import type { Env } from '../env';
@@ -18,21 +18,25 @@ export interface ToolContext {
   requestId: string;
 }
 
+/** Whether the person ticked this scope when approving the assistant. */
+export const hasScope = (context: ToolContext, scope: Scope): boolean => (context.app.scopes ?? []).includes(scope);
+
 /** Refuses unless the person ticked this scope when approving the assistant. */
 export function requireScope(context: ToolContext, scope: Scope): void {
-  if (!(context.app.scopes ?? []).includes(scope)) {
+  if (!hasScope(context, scope)) {
     throw new ApiError('permission_denied', `This assistant was not allowed to "${SCOPE_INFO[scope].label.toLowerCase()}". Its person can approve it again with that ticked.`, { permission: scope });
   }
 }
 
 /**
- * The assistant acting on one project: 404 unless the person reaches it in the approval's
+ * The assistant acting on one project (its id as the tool's schema normalised it, lower-cased, so the
+ * project authorized is the one whose data is read): 404 unless the person reaches it in the approval's
  * organization (another organization's project is never found), then `permission_denied` naming the
  * first permission the person lacks or the scopes do not let through. Answers the principal to act as.
  */
 export async function onProject(context: ToolContext, projectId: string, permissions: readonly Permission[], options: { personOnly?: boolean } = {}): Promise<Principal> {
   const db = controlDb(context.env.DB);
-  const project = await requireReachableProject(db, context.app, projectId.toLowerCase());
+  const project = await requireReachableProject(db, context.app, projectId);
   const principal: Principal = { ...context.app, projectId: project.id };
   // `personOnly`: the person's own permissions decide (the credentials scope is its own tick; what a
   // credential then holds is still cut down to the scopes).
@@ -53,7 +57,6 @@ export async function onOrganization(context: ToolContext, permission: Permissio
   return context.app;
 }
 
-/** Records an assistant's change in the activity log, as the HTTP handlers do (the actor kind is `connected_app`). */
-export async function recordFor(context: ToolContext, principal: Principal, action: ActivityAction, data: Record<string, unknown>): Promise<void> {
-  await recordActivity(controlDb(context.env.DB), { orgId: principal.orgId, projectId: principal.projectId, actor: principal, action, data, traceId: context.requestId });
-}
+/** The assistant changing a project's data, once the permissions are checked: who its activity entries name. */
+export const changerOn = async (context: ToolContext, projectId: string, permissions: readonly Permission[]): Promise<Changer> =>
+  ({ principal: await onProject(context, projectId, permissions), projectId, traceId: context.requestId });

@@ -32,7 +32,7 @@ export const SCOPE_INFO: Record<Scope, ScopeInfo> = {
   },
   'project:write': {
     label: 'Change and delete project data',
-    description: 'Rate how critical subjects are, create, change and delete portfolios, and render report documents again.',
+    description: 'Rate how critical subjects are, create, change and delete portfolios and their members, render and regenerate reports, regenerate, delete and restore surveys, and list documents whose inputs moved on.',
     byDefault: false,
     permissions: ['project:edit', 'project:admin', 'project:portfolio:rate'],
   },

@@ -6,12 +6,12 @@ import type { RunPage, SubjectHealth } from '../../project/health';
 import type { ResolveAnswer } from '../../project/health-resolve';
 import { onProject } from '../context';
 import type { ToolRegistry } from '../server';
-import { limit, projectId, sortDir, uuid } from './common';
+import { cursors, limit, projectId, sortDir } from './common';
 
 export function registerDataHealthTools({ tool }: ToolRegistry): void {
   tool('getDataHealthSummary', {
     title: 'Data health per subject',
-    description: 'For every subject: how complete its latest analysis is, how recent, and what is missing.',
+    description: 'For every subject: how complete its latest analysis is, how recent, and what is missing. `latest_run_id` is a survey\'s id (getJob).',
     input: z.object({ projectId }), scope: 'project:read', readOnly: true,
   }, async ({ projectId: project }, context) => {
     await onProject(context, project, ['project:portfolio:view']);
@@ -20,15 +20,14 @@ export function registerDataHealthTools({ tool }: ToolRegistry): void {
 
   tool('listDataHealthRuns', {
     title: 'Analysis runs',
-    description: 'Analysis runs of a project, newest first, filtered by subject and status (FAILED shows what broke).',
+    description: 'Analysis runs of a project, newest first, filtered by subject and status (FAILED shows what broke). A run\'s id is its survey\'s id (getJob); `pagination.lastId` is the next page\'s `after`.',
     input: z.object({
       projectId,
       subject: z.string().trim().min(1).max(512).optional(),
       status: z.enum(JOB_STATUSES).optional(),
       showDeleted: z.boolean().default(false),
       limit: limit(50), sortDir,
-      after: uuid('A run id (pagination.lastId).').optional(),
-      before: uuid('A run id (pagination.firstId).').optional(),
+      ...cursors('runs'),
     }),
     scope: 'project:read', readOnly: true,
   }, async ({ projectId: project, ...query }, context) => {
@@ -38,7 +37,7 @@ export function registerDataHealthTools({ tool }: ToolRegistry): void {
 
   tool('resolveDataHealthRef', {
     title: 'Find a run by reference',
-    description: 'What a reference names: a run id, step id, upload id, idempotency key, tag or CI run id.',
+    description: 'What a reference names: a run id, step id, upload id, idempotency key, tag or CI run id. Answers `run_id` (a survey\'s id for getJob), `step_id` or `subject`.',
     input: z.object({ projectId, ref: z.string().trim().min(1).max(512) }), scope: 'project:read', readOnly: true,
   }, async ({ projectId: project, ref }, context) => {
     await onProject(context, project, ['project:portfolio:view']);

@@ -6,12 +6,12 @@ import { withProject } from '../../project/client';
 import type { JobPage } from '../../project/surveys';
 import { onProject, type ToolContext } from '../context';
 import type { ToolRegistry } from '../server';
-import { limit, projectId, sortDir, uuid } from './common';
+import { cursors, limit, projectId, sortDir, uuid } from './common';
 
-const JobInput = z.object({ projectId, jobId: uuid('The job or survey id.') });
+const JobInput = z.object({ projectId, jobId: uuid('The job or survey id: `id` of a job in listJobs (a survey\'s steps are in its `steps`).') });
 
 const getJob = (context: ToolContext, project: string, jobId: string) =>
-  withProject<JobAnswer>(context.env, project, (stub) => stub.getJob(jobId.toLowerCase()));
+  withProject<JobAnswer>(context.env, project, (stub) => stub.getJob(jobId));
 
 /** Longest a wait holds the call open: assistants and proxies give up on longer requests. */
 export const WAIT_MAX_SECONDS = 120;
@@ -28,7 +28,7 @@ async function notifyProgress(request: ServerContext, job: JobAnswer): Promise<v
 export function registerJobTools({ tool }: ToolRegistry): void {
   tool('listJobs', {
     title: 'List jobs and surveys',
-    description: 'Jobs of a project, newest first: surveys (INVENTORY_SURVEY, ...) with their steps, uploads, renders. Filter by type and status; topLevel=true gives one row per survey.',
+    description: 'Jobs of a project, newest first: surveys (INVENTORY_SURVEY, ...) with their steps, uploads, renders. Filter by type and status; topLevel=true gives one row per survey. Each job\'s `id` is the jobId of getJob and waitForJob (a survey\'s: the surveyId of the survey tools); a step with `step_type` REPORT is a report, its `id` the reportId of the report tools. `pagination.lastId` is the next page\'s `after`.',
     input: z.object({
       projectId,
       jobTypes: z.array(z.enum(JOB_TYPES)).optional().describe('Only these job types.'),
@@ -36,8 +36,7 @@ export function registerJobTools({ tool }: ToolRegistry): void {
       topLevel: z.boolean().optional().describe('true: one row per survey, its steps inside.'),
       showDeleted: z.boolean().default(false),
       limit: limit(50), sortDir,
-      after: uuid('A job id (pagination.lastId): the jobs after it.').optional(),
-      before: uuid('A job id (pagination.firstId): the jobs before it.').optional(),
+      ...cursors('jobs'),
     }),
     scope: 'project:read', readOnly: true,
   }, async ({ projectId: project, ...query }, context) => {
@@ -47,7 +46,7 @@ export function registerJobTools({ tool }: ToolRegistry): void {
 
   tool('getJob', {
     title: 'Get a job or survey',
-    description: 'One job with its status, progress, message, steps and the reports a survey produced.',
+    description: 'One job with its status, progress, message and, for a survey, its `steps`: a step with `step_type` REPORT is a report, whose `id` is the reportId the report tools take.',
     input: JobInput, scope: 'project:read', readOnly: true,
   }, async ({ projectId: project, jobId }, context) => {
     await onProject(context, project, ['project:view']);

@@ -9,13 +9,13 @@ import { z } from 'zod';
 export function registerProjectTools({ tool }: ToolRegistry): void {
   tool('listProjects', {
     title: 'List projects',
-    description: 'The organization the assistant was approved for and the projects its person reaches there (name and uuid).',
+    description: 'The organization the assistant was approved for (`org_uuid`, `org_name`) and the projects its person reaches there, each with `name` and `uuid`: a project\'s `uuid` is the projectId every other tool takes.',
     input: z.object({}), scope: 'project:read', readOnly: true,
   }, async (_args, context) => myProjects(controlDb(context.env.DB), context.app));
 
   tool('getProject', {
     title: 'Get a project',
-    description: 'One project: its name, organization, creation time and settings.',
+    description: 'One project: `id` (the projectId other tools take), `name`, `orgId` (its organization), `createdAt`, `demoProject` and `featureFlags`.',
     input: ProjectInput, scope: 'project:read', readOnly: true,
   }, async ({ projectId }, context) => {
     const principal = await onProject(context, projectId, ['project:view']);

@@ -1,18 +1,16 @@
-// Subjects: list, contents, and rating criticality (only with the change scope).
+// Subjects: list, contents, criticality ratings (history, and rating only with the change scope).
 import { z } from 'zod';
 import type { JsonObject } from '../../lib/json';
 import { withPortfolioData } from '../../project/client';
 import { rateSubject } from '../../routes/subjects/subjects.service';
 import { onProject } from '../context';
 import type { ToolRegistry } from '../server';
-import { limit, offset, projectId } from './common';
-
-const subject = z.string().trim().min(1).max(512).describe('A subject name (listSubjects lists them).');
+import { limit, offset, projectId, subject } from './common';
 
 export function registerSubjectTools({ tool }: ToolRegistry): void {
   tool('listSubjects', {
     title: 'List subjects',
-    description: 'The things scored in a project (applications, components), with their criticality and latest survey.',
+    description: 'The things scored in a project (applications, components): each subject\'s `name` (the subject the subject tools take, and a portfolio member\'s value), criticality and `latest_survey_id` (a survey\'s id for getJob).',
     input: z.object({ projectId }), scope: 'project:read', readOnly: true,
   }, async ({ projectId: project }, context) => {
     await onProject(context, project, ['project:portfolio:view']);
@@ -36,5 +34,14 @@ export function registerSubjectTools({ tool }: ToolRegistry): void {
   }, async ({ projectId: project, subject: name, value, rationale }, context) => {
     const principal = await onProject(context, project, ['project:portfolio:rate']);
     return rateSubject(context.env, principal, { projectId: project, subject: name, value, rationale: rationale ?? null, traceId: context.requestId });
+  });
+
+  tool('getCriticalityHistory', {
+    title: 'A subject\'s criticality ratings',
+    description: 'Every rating of the subject, newest first: `value`, `prior_value`, the rater, `rationale` and when. An empty list for a subject never rated.',
+    input: z.object({ projectId, subject }), scope: 'project:read', readOnly: true,
+  }, async ({ projectId: project, subject: name }, context) => {
+    await onProject(context, project, ['project:portfolio:view']);
+    return withPortfolioData<JsonObject[]>(context.env, project, (stub) => stub.ratingHistory(name));
   });
 }

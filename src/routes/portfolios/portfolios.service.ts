@@ -1,9 +1,7 @@
 // Portfolio operations shared by the HTTP handlers and the MCP tools: the stored rank and state
 // answered as JSON text, and simulation (fixes resolved here; an upgrade is checked against the
 // vulnerability database in D1; the projection computed from the stored model).
-import type { Principal } from '../../auth/principal';
-import { recordActivity, type ActivityAction } from '../../control/activity';
-import { controlDb } from '../../control/db';
+import { recordChange, type Changer } from '../../control/changes';
 import type { Env } from '../../env';
 import type { JsonObject } from '../../lib/json';
 import { packageOf } from '../../analysis/vulns/ecosystem';
@@ -85,16 +83,7 @@ export async function simulate(env: Env, db: D1Database | D1DatabaseSession, pro
   return simulation(inputs.model, resolved, rank ? [...rows.values()] : undefined);
 }
 
-/** Who changes a portfolio, for its activity entry. */
-export interface Changer {
-  principal: Principal;
-  projectId: string;
-  traceId: string;
-}
-
-/** Records a change to the project's portfolios in the activity log, by whoever made it. */
-export const recordChange = (env: Env, by: Changer, action: ActivityAction, data: JsonObject) =>
-  recordActivity(controlDb(env.DB), { orgId: by.principal.orgId, projectId: by.projectId, actor: by.principal, action, data, traceId: by.traceId });
+export { recordChange, type Changer };
 
 export type MemberSpec = string | { type: string; value: string };
 
@@ -116,4 +105,20 @@ export async function updatePortfolio(env: Env, by: Changer, portfolioId: string
 export async function deletePortfolio(env: Env, by: Changer, portfolioId: string): Promise<void> {
   const { name } = await withPortfolioData<{ name: string }>(env, by.projectId, (stub) => stub.deletePortfolio(portfolioId));
   await recordChange(env, by, 'portfolio.deleted', { portfolioId, name });
+}
+
+type MemberList = { members: JsonObject[] };
+
+/** Adds a member (rescored) and records `portfolio.member.added` when it was not already there. */
+export async function addPortfolioMember(env: Env, by: Changer, portfolioId: string, member: MemberSpec): Promise<MemberList> {
+  const answer = await withPortfolioData<MemberList & { added: boolean; member: JsonObject }>(env, by.projectId, (stub) => stub.addPortfolioMember({ portfolioId, member }));
+  if (answer.added) await recordChange(env, by, 'portfolio.member.added', { portfolioId, member: answer.member });
+  return { members: answer.members };
+}
+
+/** Removes a member (rescored; 404 when it is not one) and records `portfolio.member.removed`. */
+export async function removePortfolioMember(env: Env, by: Changer, portfolioId: string, member: { type: 'subject' | 'package'; value: string }): Promise<MemberList> {
+  const answer = await withPortfolioData<MemberList & { member: JsonObject }>(env, by.projectId, (stub) => stub.removePortfolioMember({ portfolioId, ...member }));
+  await recordChange(env, by, 'portfolio.member.removed', { portfolioId, member: answer.member });
+  return { members: answer.members };
 }

@@ -3,23 +3,14 @@ import { recordActivity } from '../../control/activity';
 import { controlDb } from '../../control/db';
 import { invalidParameter, notFound } from '../../lib/errors';
 import type { JsonObject } from '../../lib/json';
+import { changerOf } from '../../lib/context';
 import { createRouter } from '../../lib/router';
 import { withProject } from '../../project/client';
-import type { JobRow } from '../../project/jobs';
-import type { ReportRow } from '../../project/reports';
-import type { DocumentRow } from '../../project/documents';
 import type { DocumentFormat } from '../../render/model';
 import { TEMPLATES } from '../../render/templates';
 import type { Env } from '../../env';
 import * as routes from './reports.routes';
-
-interface ReportRecord {
-  report: ReportRow;
-  survey: JobRow;
-}
-
-const recordOf = (env: Env, projectId: string, reportId: string) =>
-  withProject<ReportRecord>(env, projectId, (stub) => stub.reportRecord(reportId));
+import { exportProvenance, recordOf, regenerateReport, renderedOf, type ReportRecord } from './reports.service';
 
 /** The stored document, or 404 when it is gone from storage (a deleted project's retention ended). */
 async function documentOf(env: Env, record: ReportRecord): Promise<R2ObjectBody> {
@@ -44,17 +35,6 @@ function wrapped(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
     }
   })();
   return readable;
-}
-
-/** The latest rendered document of a format, or 404 while none was rendered. */
-async function renderedOf(env: Env, projectId: string, reportId: string, format: DocumentFormat, what: 'document' | 'provenance' = 'document'): Promise<DocumentRow> {
-  const row = await withProject<DocumentRow | null>(env, projectId, (stub) => stub.reportDocument({ reportId, format }));
-  if (!row) {
-    throw notFound(what === 'document'
-      ? `The ${format} document of this report has not been produced yet; its render job is listed under the report's job.`
-      : `No provenance was recorded for the ${format} document of this report: it has not been rendered yet.`);
-  }
-  return row;
 }
 
 /** The `templateVersions` query: a JSON object of format -> version (400 otherwise). */
@@ -107,22 +87,7 @@ export const reportsRouter = createRouter()
   })
   .openapi(routes.exportProvenance, async (c) => {
     const { projectId, jobId, format } = c.req.valid('param');
-    const { report, survey } = await recordOf(c.env, projectId, jobId);
-    const p = report.provenance as JsonObject;
-    const base = {
-      format, report: { id: report.id, type: report.type, subject: report.subject, produced_at: report.producedAt },
-      survey: { id: survey.id, type: survey.type, tag: survey.tag }, bundle: p.bundle ?? null,
-      versions: { analysis: p.analysis, classification: p.classification, vulnerability_data: p.vulnerability_data ?? {} },
-      analysis_source: { survey_id: report.sourceSurveyId, attempt: report.sourceAttempt },
-    };
-    if (format === 'json') return c.json({ ...base, rendered_at: report.producedAt, duration_ms: null, bytes: null, render_job_id: null }, 200);
-    const rendered = await renderedOf(c.env, projectId, jobId, format, 'provenance');
-    const versions = (rendered.provenance.versions ?? {}) as JsonObject;
-    return c.json({
-      ...base,
-      versions: { ...base.versions, template: { format, version: rendered.templateVersion }, renderer: String(versions.renderer ?? TEMPLATES[format].library) },
-      rendered_at: rendered.renderedAt, duration_ms: rendered.durationMs, bytes: rendered.bytes, render_job_id: rendered.jobId,
-    }, 200);
+    return c.json(await exportProvenance(c.env, projectId, jobId, format) as never, 200);
   })
   .openapi(routes.renderReport, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
@@ -156,11 +121,5 @@ export const reportsRouter = createRouter()
   })
   .openapi(routes.regenerateReport, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
-    const answer = await withProject<{ job_id: string; supersedes: string }>(c.env, projectId, (stub) =>
-      stub.regenerateReport({ reportId: jobId, idempotencyKey: c.req.valid('header')['idempotency-key'] }));
-    await recordActivity(controlDb(c.env.DB), {
-      orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'report.regenerated',
-      data: { reportId: jobId, surveyId: answer.job_id, supersedes: answer.supersedes }, traceId: c.var.requestId,
-    });
-    return c.json(answer, 202);
+    return c.json(await regenerateReport(c.env, changerOf(c, projectId), { reportId: jobId, idempotencyKey: c.req.valid('header')['idempotency-key'] }), 202);
   });

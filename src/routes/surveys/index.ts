@@ -1,14 +1,15 @@
 // Surveys (spec 4.8) and survey deletion (4.9): thin handlers over the project object.
 import { recordActivity } from '../../control/activity';
+import { changerOf } from '../../lib/context';
 import { controlDb } from '../../control/db';
 import { ApiError } from '../../lib/errors';
 import { createRouter } from '../../lib/router';
 import { withProject } from '../../project/client';
-import type { JobAnswer } from '../../project/jobs';
-import type { Changed, RegenerateAnswer, StartSurveyAnswer } from '../../project/surveys';
+import type { Changed, StartSurveyAnswer } from '../../project/surveys';
 import { hasBody } from '../../middleware/optional-body';
 import { acceptsEventStream } from '../jobs';
 import * as routes from './surveys.routes';
+import { deleteSurvey, regenerateSurvey, restoreSurvey } from './surveys.service';
 
 export const surveysRouter = createRouter()
   .openapi(routes.startSurvey, async (c) => {
@@ -40,25 +41,13 @@ export const surveysRouter = createRouter()
     const { projectId, surveyId } = c.req.valid('param');
     // No body at all means "reports only"; `{}` repeats the analysis too (spec 4.8 rule 3).
     const skipAnalyze = hasBody(c.req.raw) ? (c.req.valid('json').skipAnalyze ?? false) : true;
-    const { answer, changed } = await withProject<Changed<RegenerateAnswer>>(c.env, projectId, (stub) =>
-      stub.regenerateSurvey({ idempotencyKey: c.req.valid('header')['idempotency-key'], surveyId, skipAnalyze }));
-    if (changed) {
-      await recordActivity(controlDb(c.env.DB), {
-        orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.regenerated',
-        data: { surveyId: answer.parent_id, supersedes: answer.supersedes, skipAnalyze }, traceId: c.var.requestId,
-      });
-    }
-    return c.json(answer, 201);
+    return c.json(await regenerateSurvey(c.env, changerOf(c, projectId), { idempotencyKey: c.req.valid('header')['idempotency-key'], surveyId, skipAnalyze }), 201);
   })
   .openapi(routes.deleteSurvey, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
-    const { answer, changed } = await withProject<Changed<JobAnswer>>(c.env, projectId, (stub) => stub.deleteSurvey(jobId));
-    if (changed) await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.deleted', data: { surveyId: jobId }, traceId: c.var.requestId });
-    return c.json(answer, 200);
+    return c.json(await deleteSurvey(c.env, changerOf(c, projectId), jobId), 200);
   })
   .openapi(routes.restoreSurvey, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
-    const { answer, changed } = await withProject<Changed<JobAnswer>>(c.env, projectId, (stub) => stub.restoreSurvey(jobId));
-    if (changed) await recordActivity(controlDb(c.env.DB), { orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.restored', data: { surveyId: jobId }, traceId: c.var.requestId });
-    return c.json(answer, 200);
+    return c.json(await restoreSurvey(c.env, changerOf(c, projectId), jobId), 200);
   });
