@@ -12,7 +12,7 @@ import { addOrgMember, addPerson, addProject, uniqueName } from './people';
 import { replicatedDb, syncReplica } from './replica';
 
 /** A request to the Worker of a deployment whose D1 sessions may read a lagging replica. */
-function replicated(path: string, token: string, init: { method?: string; body?: unknown; bookmark?: string; sessions?: string[] } = {}): Promise<Response> {
+function replicated(path: string, token: string, init: { method?: string; body?: unknown; bookmark?: string; sessions?: string[] } = {}): Promise<Response> | Response {
   const headers = new Headers({ authorization: `Bearer ${token}` });
   if (init.body !== undefined) headers.set('content-type', 'application/json');
   if (init.bookmark) headers.set('x-d1-bookmark', init.bookmark);

@@ -1,16 +1,13 @@
 // Portfolios (spec 4.1): thin handlers over the project object and portfolios.service.ts.
 import type { JsonObject } from '../../lib/json';
 import { createRouter } from '../../lib/router';
-import type { Context } from 'hono';
-import type { AppEnv } from '../../lib/context';
+import { changerOf } from '../../lib/context';
 import { withPortfolioData } from '../../project/client';
-import { createPortfolio, deletePortfolio, rankAnswer, recordChange, simulate, stateAnswer, updatePortfolio, type Changer } from './portfolios.service';
+import { addPortfolioMember, createPortfolio, deletePortfolio, rankAnswer, removePortfolioMember, simulate, stateAnswer, updatePortfolio } from './portfolios.service';
 import { acceptsGzip, jsonAnswer } from '../../lib/answers';
 import * as routes from './portfolios.routes';
 
 const data = withPortfolioData;
-
-const changer = (c: Context<AppEnv>, projectId: string): Changer => ({ principal: c.var.principal, projectId, traceId: c.var.requestId });
 
 export const portfoliosRouter = createRouter()
   .openapi(routes.listPortfolios, async (c) => {
@@ -19,7 +16,7 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.createPortfolio, async (c) => {
     const { projectId } = c.req.valid('param');
-    return c.json(await createPortfolio(c.env, changer(c, projectId), c.req.valid('json')) as never, 201);
+    return c.json(await createPortfolio(c.env, changerOf(c, projectId), c.req.valid('json')) as never, 201);
   })
   .openapi(routes.getPortfolio, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
@@ -27,11 +24,11 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.updatePortfolio, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    return c.json(await updatePortfolio(c.env, changer(c, projectId), portfolioId, c.req.valid('json')) as never, 200);
+    return c.json(await updatePortfolio(c.env, changerOf(c, projectId), portfolioId, c.req.valid('json')) as never, 200);
   })
   .openapi(routes.deletePortfolio, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    await deletePortfolio(c.env, changer(c, projectId), portfolioId);
+    await deletePortfolio(c.env, changerOf(c, projectId), portfolioId);
     return c.body(null, 204);
   })
   .openapi(routes.portfolioHistory, async (c) => {
@@ -45,16 +42,12 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.addMember, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    const answer = await data<{ members: JsonObject[]; added: boolean; member: JsonObject }>(c.env, projectId, (stub) => stub.addPortfolioMember({ portfolioId, member: c.req.valid('json') }));
-    if (answer.added) await recordChange(c.env, changer(c, projectId), 'portfolio.member.added', { portfolioId, member: answer.member });
-    return c.json({ members: answer.members } as never, 200);
+    return c.json(await addPortfolioMember(c.env, changerOf(c, projectId), portfolioId, c.req.valid('json')) as never, 200);
   })
   .openapi(routes.removeMember, async (c) => {
     const { projectId, portfolioId, value } = c.req.valid('param');
     const { type } = c.req.valid('query');
-    const answer = await data<{ members: JsonObject[]; member: JsonObject }>(c.env, projectId, (stub) => stub.removePortfolioMember({ portfolioId, type, value }));
-    await recordChange(c.env, changer(c, projectId), 'portfolio.member.removed', { portfolioId, member: answer.member });
-    return c.json({ members: answer.members } as never, 200);
+    return c.json(await removePortfolioMember(c.env, changerOf(c, projectId), portfolioId, { type, value }) as never, 200);
   })
   .openapi(routes.rank, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
