@@ -120,10 +120,16 @@ try {
   const upgradeFixes = top.filter((r) => r.kind === 'package' && r.fix_version).slice(0, 10).map((r) => ({ item_key: r.item_key, upgrade_to: r.fix_version }));
   // The most one simulation takes (1,000 fixes, each different): every package row upgraded to its fix
   // version (each upgrade checked against the vulnerability data), then single findings of every row.
-  const bulkFixes = [
-    ...top.filter((r) => r.kind === 'package' && r.fix_version).map((r) => ({ item_key: r.item_key, upgrade_to: r.fix_version })),
-    ...top.flatMap((r) => r.findings.map((f) => ({ item_key: r.item_key, finding_key: f.finding_key }))),
-  ].slice(0, 1000);
+  // A row's fix version is the first safe one for some subject: for a row whose subjects hold other
+  // versions it may be below one of them, and the service refuses it. Only upgrades it accepts are kept.
+  const upgrades = [];
+  for (const r of top.filter((row) => row.kind === 'package' && row.fix_version)) {
+    const fix = { item_key: r.item_key, upgrade_to: r.fix_version };
+    const res = await fetch(`${service.P}${P}/simulate`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(fix) });
+    await res.arrayBuffer();
+    if (res.ok) upgrades.push(fix);
+  }
+  const bulkFixes = [...upgrades, ...top.flatMap((r) => r.findings.map((f) => ({ item_key: r.item_key, finding_key: f.finding_key })))].slice(0, 1000);
   const reads = [
     { name: 'bare route (GET /api/v1/health)', url: `${service.base}/api/v1/health`, bare: true },
     { name: 'authenticated floor (GET P/v1/job?limit=1)', path: '/v1/job?limit=1' },
