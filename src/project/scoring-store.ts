@@ -383,22 +383,35 @@ export interface SimulationInputs {
   rows: { itemKey: string; row: JsonObject; effects: string }[];
 }
 
-/** What simulation needs: the model and the rows named (with their effects). `all`: every row (re-ranking). */
+/**
+ * What simulation reads of a row (src/scoring/simulate.ts): its place and name, its reach, what it
+ * bundles, its installed items and each finding's key and first post-quantum version. Cut out by
+ * SQLite's JSON functions: a full row carries every finding's text and every occurrence (5.8 MB for
+ * 100 rows), which a simulation of many rows would otherwise parse and copy for nothing.
+ */
+const SIMULATED_ROW = `json_object(
+  'rank', json_extract(row, '$.rank'), 'name', json_extract(row, '$.name'), 'kind', json_extract(row, '$.kind'),
+  'fix_version', json_extract(row, '$.fix_version'), 'reach', json_extract(row, '$.reach'),
+  'dependencies', json_extract(row, '$.dependencies'), 'items', json_extract(row, '$.items'),
+  'findings', (SELECT json_group_array(json_object('finding_key', json_extract(f.value, '$.finding_key'), 'upgrade_to', json_extract(f.value, '$.upgrade_to')))
+               FROM json_each(row, '$.findings') f))`;
+
+/** What simulation needs: the model and the rows named (with their effects). `all`: every row (re-ranking; the others in summary form). */
 export function simulationInputs(state: ProjectState, portfolioId: string, input: { itemKeys: string[]; all?: boolean }): SimulationInputs {
   const { result } = requireScored(state, portfolioId);
   const rows: SimulationInputs['rows'] = [];
   const wanted = new Set(input.itemKeys);
-  const query = input.all
-    ? state.sql.exec<{ item_key: string; summary: string; row: string; effects: string }>('SELECT item_key, summary, row, effects FROM portfolio_fixes WHERE build = ? ORDER BY rank', result.build)
-    : null;
-  if (query) {
-    for (const r of query) rows.push({ itemKey: r.item_key, row: JSON.parse(wanted.has(r.item_key) ? r.row : r.summary) as JsonObject, effects: r.effects });
+  if (input.all) {
+    const query = state.sql.exec<{ item_key: string; summary: string; row: string; effects: string }>(
+      `SELECT item_key, summary, CASE WHEN item_key IN (SELECT value FROM json_each(?2)) THEN ${SIMULATED_ROW} END AS row, effects
+       FROM portfolio_fixes WHERE build = ?1 ORDER BY rank`, result.build, JSON.stringify([...wanted]));
+    for (const r of query) rows.push({ itemKey: r.item_key, row: JSON.parse(r.row ?? r.summary) as JsonObject, effects: r.effects });
   } else {
     const keys = [...wanted];
     for (let i = 0; i < keys.length; i += MAX_BOUND) {
       const slice = keys.slice(i, i + MAX_BOUND);
       for (const r of state.sql.exec<{ item_key: string; row: string; effects: string }>(
-        `SELECT item_key, row, effects FROM portfolio_fixes WHERE build = ? AND item_key IN (${slice.map(() => '?').join(',')})`, result.build, ...slice)) {
+        `SELECT item_key, ${SIMULATED_ROW} AS row, effects FROM portfolio_fixes WHERE build = ? AND item_key IN (${slice.map(() => '?').join(',')})`, result.build, ...slice)) {
         rows.push({ itemKey: r.item_key, row: JSON.parse(r.row) as JsonObject, effects: r.effects });
       }
     }
