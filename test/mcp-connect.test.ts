@@ -2,6 +2,7 @@
 // registered client (RFC 9700 4.11.2); PKCE (S256) for every client; the emailed link's token travels in
 // its fragment; API_URL is the only issuer and resource, and another host says so; scopes are visible up
 // front; the approval says what is missing; the email names the assistant.
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { quotedClientName } from '../src/auth/emails';
@@ -144,6 +145,27 @@ describe('API_URL is the only issuer and resource', () => {
     expect(server).toMatchObject({ issuer: API, authorization_endpoint: `${API}/authorize`, token_endpoint: `${API}/oauth/token`, registration_endpoint: `${API}/oauth/register` });
     const resource = await json(await get(`http://${OTHER_HOST}/.well-known/oauth-protected-resource/mcp`));
     expect(resource).toMatchObject({ resource: `${API}/mcp`, authorization_servers: [API] });
+  });
+
+  it('an MCP client given 127.0.0.1 for localhost stops at discovery, naming the address to use, before anyone signs in', async () => {
+    const requests: string[] = [];
+    const provider = {
+      redirectUrl: REDIRECT_URI,
+      clientMetadata: { client_name: 'SDK', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
+      clientInformation: () => undefined,
+      tokens: () => undefined,
+      saveTokens: () => undefined,
+      redirectToAuthorization: () => requests.push('browser opened'),
+      saveCodeVerifier: () => undefined,
+      codeVerifier: () => '',
+    } as unknown as OAuthClientProvider;
+    const fetchFn = (input: string | URL | Request, init?: RequestInit) => {
+      const request = new Request(input, init);
+      requests.push(`${request.method} ${request.url}`);
+      return exports.default.fetch(request);
+    };
+    await expect(auth(provider, { serverUrl: `http://${OTHER_HOST}/mcp`, fetchFn })).rejects.toThrow(`Protected resource ${API}/mcp does not match`);
+    expect(requests.some((r) => r.includes('/oauth/register') || r === 'browser opened')).toBe(false);
   });
 
   it('an authorize page reached on another host says which address to use', async () => {
