@@ -42,7 +42,8 @@ describe('authorization errors are shown, never redirected (RFC 9700 4.11.2)', (
     const { client_id } = await json(res);
     const { challenge } = await pkce();
     const query = { client_id, redirect_uri: 'https://evil.example/cb', code_challenge: challenge, code_challenge_method: 'S256', state: 's' };
-    for (const extra of [{ response_type: 'token' }, { response_type: 'code', code_challenge: '', code_challenge_method: '' }, { response_type: 'code', resource: 'https://other.example/mcp' }]) {
+    const bad: Record<string, string>[] = [{ response_type: 'token' }, { response_type: 'code', code_challenge: '', code_challenge_method: '' }, { response_type: 'code', resource: 'https://other.example/mcp' }];
+    for (const extra of bad) {
       const page = await get(`${API}/authorize?${new URLSearchParams({ ...query, ...extra })}`);
       expect(page.status).toBe(400);
       expect(page.headers.get('location')).toBeNull();
