@@ -134,7 +134,7 @@ const onApiHost: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 export const authorizeRouter = createRouter();
-authorizeRouter.use(AUTHORIZE_PATH, onApiHost);
+// `/authorize/*` matches `/authorize` itself too.
 authorizeRouter.use(`${AUTHORIZE_PATH}/*`, onApiHost);
 authorizeRouter
   .get(AUTHORIZE_PATH, async (c) => {
