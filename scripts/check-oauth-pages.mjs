@@ -1,9 +1,10 @@
 // `npm run check:oauth-pages`: the MCP server's OAuth pages in a real browser (Debian's Chromium through
 // the DevTools protocol, by puppeteer-core), run by hand (CI has no browser). Starts `wrangler dev` on
-// port 18314 with API_URL set to its origin and a throwaway state, seeds the demo, registers a client and
-// builds an authorize URL with PKCE, then as a person: the sign-in page, the email address typed, the
-// link read from the .eml file wrangler logs, Continue, scopes ticked and unticked with clicks, Allow. A
-// tiny server on 127.0.0.1 takes the redirect with the code, which is exchanged at /oauth/token.
+// port 18314 (or $OAUTH_PAGES_PORT) with API_URL set to its origin and a throwaway state, seeds the demo,
+// registers a client and builds an authorize URL with PKCE, then as a person: the sign-in page, the email
+// address typed, the link read from the .eml file wrangler logs (its token in the fragment, moved into the
+// form by the page's script), Continue, scopes ticked and unticked with clicks, Allow. A tiny server on
+// 127.0.0.1 takes the redirect with the code, which is exchanged at /oauth/token.
 // Screenshots of each page (1280x900 viewport, whole page) go to docs/samples/mcp-*.png; checks: one h1,
 // a label for every control, no console errors (CSP included), Tab reaching the Allow button.
 // CHROMIUM=/path/to/chrome picks another browser. Exits 1 when a check fails.
@@ -15,7 +16,8 @@ import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from './local.mjs';
 
-const PORT = 18314;
+// OAUTH_PAGES_PORT picks another port (several checkouts on one machine).
+const PORT = Number(process.env.OAUTH_PAGES_PORT || 18314);
 const BASE = `http://127.0.0.1:${PORT}`;
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const SAMPLES = join(root, 'docs/samples');
@@ -193,8 +195,12 @@ async function main() {
     if (!link) throw new Error(`no sign-in link in ${email.path}`);
     check(link.startsWith(`${BASE}/authorize/continue?`), `the emailed link does not start with ${BASE}: ${link.slice(0, 80)}`);
     summary.push(`email ${email.path}`);
+    check(!new URL(link).searchParams.has('token') && new URL(link).hash.startsWith('#token='), `the emailed link does not carry its token in the fragment: ${link.slice(0, 80)}`);
     const continued = await page.goto(link, { waitUntil: 'load' });
     check(continued.status() === 200, `GET /authorize/continue answered ${continued.status()}`);
+    // The page's script moved the token from the fragment into the form, and out of the address bar.
+    check((await page.$eval('input[name="token"]', (i) => i.value)).length > 20, 'continue: the token field is empty (the script did not run)');
+    check(!page.url().includes('#'), `continue: the fragment is still in the address bar: ${page.url().slice(0, 80)}`);
     await checkPage(page, 'continue');
     await screenshot(page, 'mcp-continue.png');
     summary.push(`  Tab: ${(await tabTo(page, 'button[type="submit"]')).join(' → ')}`);

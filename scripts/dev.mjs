@@ -3,7 +3,7 @@
 // The local state is kept in .wrangler/state, or in $PERSIST_TO (a throwaway instance beside another).
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { devCall, ensureDevVars, localBase, root, startWranglerDev, waitForService, wrangler } from './local.mjs';
+import { devCall, ensureDevVars, forwardIpv6Loopback, localBase, root, startWranglerDev, waitForService, wrangler } from './local.mjs';
 
 // Sample data for the demo project, uploaded once through the real client and pipeline.
 const SAMPLES = [
@@ -53,6 +53,8 @@ if (!imported) console.error('The starter vulnerability data could not be import
 const dev = startWranglerDev({ port, persistTo, inherit: true, vars: { API_URL: `http://localhost:${port}` } });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));
 dev.on('exit', (code) => process.exit(code ?? 0));
+// localhost is both loopback addresses: wrangler takes 127.0.0.1, this takes ::1.
+await forwardIpv6Loopback(port);
 
 try {
   await waitForService(base);

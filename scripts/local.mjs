@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,7 +42,11 @@ function parseVars(text) {
 }
 
 const wranglerBin = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-const quietEnv = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: process.env.CI ?? 'true' };
+// CLOUDFLARE_CF_FETCH_ENABLED=false: wrangler does not fetch the `Request.cf` object from
+// workers.cloudflare.com at start (offline it printed ENOTFOUND stack traces); its placeholder serves.
+const quietEnv = {
+  ...process.env, WRANGLER_SEND_METRICS: 'false', CI: process.env.CI ?? 'true', CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? 'false',
+};
 
 /** Runs a wrangler command to completion; rejects with its output when it fails. */
 export function wrangler(args, { quiet = true } = {}) {
@@ -72,6 +77,28 @@ export function startWranglerDev({ port, persistTo, inherit = false, group = fal
   args.push(...extraArgs);
   const stdio = inherit ? 'inherit' : pipe ? ['ignore', 'pipe', 'pipe'] : 'ignore';
   return spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env: quietEnv, stdio, detached: group });
+}
+
+/**
+ * `wrangler dev` listens on 127.0.0.1 only, and `localhost` resolves to ::1 first on some systems: this
+ * forwards [::1]:port to 127.0.0.1:port (bytes as they are, so the Host header still says localhost).
+ * Answers the server, or null when ::1 cannot be listened on (no IPv6, or the port is taken there).
+ */
+export function forwardIpv6Loopback(port) {
+  const server = createServer((socket) => {
+    const upstream = connect(port, '127.0.0.1');
+    const close = () => {
+      socket.destroy();
+      upstream.destroy();
+    };
+    socket.on('error', close);
+    upstream.on('error', close);
+    socket.pipe(upstream).pipe(socket);
+  });
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(null));
+    server.listen(port, '::1', () => resolve(server));
+  });
 }
 
 export async function waitForService(base, timeoutMs = 90_000) {

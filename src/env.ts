@@ -15,6 +15,8 @@ export interface Env {
   SCORING_QUEUE: Queue;
   RENDER_QUEUE: Queue;
   RATE_LIMITER: RateLimit;
+  /** Requests per client address on the routes that need no credential (src/middleware/public-limits.ts). */
+  PUBLIC_RATE_LIMITER: RateLimit;
   EMAIL: SendEmail;
 
   API_HOST: string;

@@ -2,10 +2,14 @@
 // re-exports the Durable Object classes bound in wrangler.toml.
 import { app } from './app';
 import type { Env } from './env';
+import { errorResponse } from './lib/errors';
 import { withSecurityHeaders } from './lib/security-headers';
 import { dashboardRefusal, mcpApiHandler } from './mcp/handler';
 import { isDashboardHost } from './middleware/auth';
-import { isOAuthPath, MCP_PATH, oauthProvider, setOAuthHandlers } from './mcp/oauth';
+import { answerOAuth, AUTHORIZE_PATH, isOAuthPath, MCP_PATH, setOAuthHandlers } from './mcp/oauth';
+import { tooManyRequestsPage } from './mcp/page-response';
+import { checkPublicRoute } from './middleware/public-limits';
+import { requestIdOf } from './middleware/request-id';
 import { consumeBatch } from './queues';
 import { runScheduled } from './scheduled';
 
@@ -17,10 +21,17 @@ export { ProjectObject } from './project/project-object';
 setOAuthHandlers(mcpApiHandler, { fetch: (request, env, ctx) => app.fetch(request, env, ctx) });
 
 async function answer(request: Request, url: URL, env: Env, ctx: ExecutionContext): Promise<Response> {
+  // The routes that need no credential are limited per client address before anything else runs.
+  const refused = await checkPublicRoute(request, url, env);
+  if (refused) {
+    const id = requestIdOf(request.headers.get('x-request-id'));
+    const retryAfter = Number(refused.options.headers?.['Retry-After'] ?? 60);
+    return url.pathname.startsWith(AUTHORIZE_PATH) ? tooManyRequestsPage(id, refused.message, retryAfter) : errorResponse(refused, { 'X-Request-Id': id });
+  }
   if (!isOAuthPath(url.pathname)) return app.fetch(request, env, ctx);
   // Refused before the provider looks at the token: on the dashboard host it would only say 401.
   if (url.pathname.startsWith(MCP_PATH) && isDashboardHost(request.url, env.DASHBOARD_HOST)) return dashboardRefusal(env);
-  return oauthProvider(env).fetch(request, env, ctx);
+  return answerOAuth(request, url, env, ctx);
 }
 
 export default {

@@ -26,7 +26,7 @@ export async function runScheduled(controller: ScheduledController, env: Env): P
     console.log(JSON.stringify({
       level: 'info', message: 'retention erasures', cron: controller.cron, projects: erased.projects.length, organizations: erased.organizations.length,
       objects: erased.objects, activityRows: erased.activityRows, peopleForgotten: erased.people.forgotten.length, signInLinks: erased.signInLinks,
-      failures: erased.failures, pending: erased.pending,
+      registrations: erased.registrations, failures: erased.failures, pending: erased.pending,
     }));
   } catch (error) {
     failure ??= error;

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devCall, ensureDevVars, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
 import { tempDir } from './helpers.mjs';
 
-const PORT = 18313;
+// MCP_E2E_PORT picks another port (several checkouts on one machine).
+const PORT = Number(process.env.MCP_E2E_PORT || 18313);
 // The OAuth issuer and resource are built from API_URL: it must be the origin the client uses.
 const BASE = `http://127.0.0.1:${PORT}`;
 const MCP_URL = new URL(`${BASE}/mcp`);
@@ -140,11 +141,22 @@ class PersonAtTheBrowser {
     const link = message.match(/https?:\/\/\S+\/authorize\/continue\?\S+/)?.[0];
     if (!link) throw new Error(`no sign-in link in the email:\n${message}`);
     this.seen.emailLink = link;
+    // The token is in the link's fragment, which fetch (like a browser) never sends; the page's script
+    // (public/authorize/continue.js) copies it into the form, as done here.
+    const linkUrl = new URL(link);
+    expect([...linkUrl.searchParams.keys()]).toEqual(['request']);
+    const token = new URLSearchParams(linkUrl.hash.slice(1)).get('token');
+    expect(token).toEqual(expect.any(String));
     const opened = await browser.fetch(link);
     const continuePage = await opened.text();
     expect(opened.status, continuePage).toBe(200);
+    expect(inputValue(continuePage, 'token')).toBe('');
+    expect(continuePage).toContain('<script src="/authorize/continue.js"');
+    const script = await fetch(`${BASE}/authorize/continue.js`);
+    expect(script.status).toBe(200);
+    expect(await script.text()).toContain('location.hash');
 
-    const continued = await browser.fetch('/authorize/continue', { form: { request: inputValue(continuePage, 'request'), token: inputValue(continuePage, 'token') } });
+    const continued = await browser.fetch('/authorize/continue', { form: { request: inputValue(continuePage, 'request'), token } });
     const approvePage = await continued.text();
     expect(continued.status, approvePage).toBe(200);
     this.seen.approveH1 = h1Count(approvePage);

@@ -78,7 +78,9 @@ export async function signInToApprove(browser: Browser, clientId: string, email:
   expect(sent.status).toBe(200);
   await sent.text();
   const token = await latestLinkToken(email);
-  const opened = await browser.fetch(`/authorize/continue?${new URLSearchParams({ request, token })}`);
+  // The emailed link is /authorize/continue?request=..#token=..: the browser sends no fragment, and the
+  // page's script puts the token into the form Continue posts (public/authorize/continue.js).
+  const opened = await browser.fetch(`/authorize/continue?${new URLSearchParams({ request })}`);
   expect(opened.status).toBe(200);
   await opened.text();
   const approve = await browser.fetch('/authorize/continue', { form: { request, token } });

@@ -6,7 +6,7 @@ import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { describe, expect, it } from 'vitest';
 import { elements, textOf } from './html';
-import { PAGE_CSP, approvePage, checkEmailPage, continuePage, messagePage, signInPage } from '../src/mcp/pages';
+import { CONTINUE_PAGE_CSP, CONTINUE_SCRIPT, PAGE_CSP, approvePage, checkEmailPage, continuePage, messagePage, signInPage } from '../src/mcp/pages';
 import type { ClientFacts, ScopeChoice } from '../src/mcp/pages';
 
 type Element = DefaultTreeAdapterTypes.Element;
@@ -24,12 +24,11 @@ const client: ClientFacts = {
 };
 const ACTION = `/mcp/oauth/x?next="'><script>alert(2)</script>&y=1`;
 const REQUEST_ID = `req"'<&>${SCRIPT}`;
-const TOKEN = `tok"'<&>${SCRIPT}`;
 const HANDLE = `handle"'<&>${SCRIPT}`;
 const EMAIL = `a"b'<c>&d@example.com`;
 
 /** Every string a test passes in: the only places an http(s) URL may appear (as escaped text). */
-const CLIENT_STRINGS = [client.clientName, client.redirectHost, ACTION, REQUEST_ID, TOKEN, HANDLE, EMAIL, HOSTILE, NON_LATIN, SCRIPT];
+const CLIENT_STRINGS = [client.clientName, client.redirectHost, ACTION, REQUEST_ID, HANDLE, EMAIL, HOSTILE, NON_LATIN, SCRIPT];
 
 /** The escaping hono/jsx applies to text and attribute values. */
 const escaped = (text: string) =>
@@ -73,15 +72,24 @@ function page(html: string) {
 }
 type Page = ReturnType<typeof page>;
 
-/** What every page must be: a complete, self-contained, script-free, accessible document. */
-function expectSoundPage(p: Page) {
+/**
+ * What every page must be: a complete, self-contained, accessible document without inline script. Only a
+ * page given `script` loads one: that file of this origin, deferred, from the head, with nothing inline.
+ */
+function expectSoundPage(p: Page, options: { script?: string } = {}) {
   const { html, tags } = p;
   expect(html.startsWith('<!doctype html>')).toBe(true);
   expect(p.document.mode).toBe('no-quirks');
 
-  // Nothing runs: no script element, no event handler attribute, no javascript: URL, nothing raw.
-  expect(/<script/i.test(html), 'a <script tag').toBe(false);
-  expect(tags('script')).toHaveLength(0);
+  // Nothing runs: no script element (but the one named), no event handler attribute, no javascript: URL, nothing raw.
+  const scripts = tags('script');
+  expect((html.match(/<script/gi) ?? []).length, 'script tags').toBe(options.script ? 1 : 0);
+  expect(scripts).toHaveLength(options.script ? 1 : 0);
+  for (const script of scripts) {
+    expect(script.attrs.map((a) => [a.name, a.value])).toEqual([['src', options.script], ['defer', '']]);
+    expect(script.childNodes).toHaveLength(0);
+    expect(isInside(script, 'head')).toBe(true);
+  }
   for (const element of p.all) {
     for (const a of element.attrs) {
       expect(a.name.startsWith('on'), `${element.tagName} ${a.name}`).toBe(false);
@@ -106,7 +114,7 @@ function expectSoundPage(p: Page) {
   expect(css).toContain(':focus-visible');
   expect(css).toContain('prefers-color-scheme: dark');
   expect(css).toMatch(/min-height: 44px/);
-  for (const element of p.all) expect(attr(element, 'src'), element.tagName).toBeUndefined();
+  for (const element of p.all) if (element.tagName !== 'script') expect(attr(element, 'src'), element.tagName).toBeUndefined();
   // SVG icons are inline, without a namespace URL (HTML parsing puts them in the SVG namespace anyway).
   for (const svg of tags('svg')) expect(attr(svg, 'aria-hidden')).toBe('true');
 
@@ -202,6 +210,11 @@ describe('MCP OAuth pages', () => {
     expect(PAGE_CSP).not.toContain('form-action');
   });
 
+  it('CONTINUE_PAGE_CSP adds scripts of this origin only (no inline script, no eval)', () => {
+    expect(CONTINUE_PAGE_CSP).toBe("default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'");
+    expect(CONTINUE_SCRIPT).toBe('/authorize/continue.js');
+  });
+
   describe('sign-in page', () => {
     const input = { ...client, action: ACTION, requestId: REQUEST_ID };
 
@@ -266,15 +279,18 @@ describe('MCP OAuth pages', () => {
     expect(p.all.some((e) => attr(e, 'role') === 'alert')).toBe(false);
   });
 
-  it('continue page: one button that POSTs the request and the token', () => {
+  it('continue page: one button that POSTs the request and the token its script reads from the link\'s fragment', () => {
     const facts = { ...client, redirectIsLoopback: true };
-    const p = page(continuePage({ ...facts, action: ACTION, requestId: REQUEST_ID, token: TOKEN }));
-    expectSoundPage(p);
+    const p = page(continuePage({ ...facts, action: ACTION, requestId: REQUEST_ID }));
+    expectSoundPage(p, { script: CONTINUE_SCRIPT });
     expect(shown(p.tags('h1')[0]!)).toBe('Continue signing in');
     expectClientFacts(p, facts);
     expect(p.tags('form')).toHaveLength(1);
     expect(p.hidden('request')).toBe(REQUEST_ID);
-    expect(p.hidden('token')).toBe(TOKEN);
+    // The token never reaches the server with the page's request: the field starts empty.
+    expect(p.hidden('token')).toBe('');
+    expect(p.html).toContain('<noscript>');
+    expect(p.text).toContain('This page needs JavaScript to read the sign-in link.');
     expect(p.tags('input').filter((e) => attr(e, 'type') !== 'hidden')).toHaveLength(0);
     expect(p.tags('button').map(shown)).toEqual(['Continue']);
     expect(p.all.some((e) => attr(e, 'role') === 'alert')).toBe(false);

@@ -1,19 +1,19 @@
 // Sign-in by email link, sign-up on first sign-in, and dashboard sessions (ARCHITECTURE section 2).
 import { and, eq, gte, isNotNull, isNull } from 'drizzle-orm';
-import { EmailMessage } from 'cloudflare:email';
 import { activityInsert, type ActivityInput } from '../control/activity';
 import type { ControlDb } from '../control/db';
 import { credentials, orgMembers, projects, signInLinks, users } from '../control/schema';
 import { activeMemberships, createOrganization, ensureUser, findUserByEmail, normalizeEmail } from '../control/tenancy';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
-import { checkRateLimit } from '../middleware/rate-limit';
 import { addDays, newId, nowIso } from '../lib/ids';
 import { reachableProjectIds } from './access';
+import { sendAssistantSignInEmail, sendSignInEmail, SIGN_IN_LINK_MINUTES } from './emails';
 import { secondsFromIso, signingKeys, signToken, verifyToken } from './tokens';
 
-export const SIGN_IN_LINK_MINUTES = 15;
 export const SIGN_IN_DAYS = 7;
+/** At most this many unused links wait for one address at a time (each is valid 15 minutes). */
+export const LIVE_LINKS_PER_ADDRESS = 5;
 
 export interface SessionAnswer {
   jwt: string;
@@ -23,62 +23,30 @@ export interface SessionAnswer {
   user: { id: string; email: string; name: string };
 }
 
-/** Records a one-time link and returns its token; `sendSignInEmail` delivers it. */
+/** Records a one-time link and returns its token (an invitation's, a development session's). */
 export async function createSignInLink(db: ControlDb, env: Env, email: string): Promise<string> {
-  const jti = newId();
-  const createdAt = nowIso();
-  const expiresAt = new Date(Date.parse(createdAt) + SIGN_IN_LINK_MINUTES * 60_000).toISOString();
-  await db.insert(signInLinks).values({ jti, email: normalizeEmail(email), createdAt, expiresAt });
-  return signToken(await signingKeys(env), { kind: 'sign_in_link', jti, sub: normalizeEmail(email), exp: secondsFromIso(expiresAt) });
-}
-
-/** Sends a sign-in link: to the dashboard's sign-in page unless `link` says where it leads (an assistant's approval). */
-export async function sendSignInEmail(env: Env, to: string, token: string, link = `${env.DASHBOARD_URL.replace(/\/$/, '')}/sign-in#token=${encodeURIComponent(token)}`): Promise<void> {
-  const raw = [
-    `From: Posture <${env.EMAIL_FROM}>`,
-    `To: <${to}>`,
-    'Subject: Your sign-in link',
-    `Message-ID: <${newId()}@${env.EMAIL_FROM.split('@')[1] ?? 'posture.local'}>`,
-    `Date: ${new Date().toUTCString()}`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    `Sign in to the posture analysis service with this link (valid ${SIGN_IN_LINK_MINUTES} minutes, once):`,
-    '',
-    link,
-    '',
-    `Or exchange the token yourself: POST /api/v1/auth/sign-in/exchange {"token": "${token}"}`,
-    '',
-  ].join('\r\n');
-  await env.EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, raw));
+  return (await recordLink(db, env, email, false))!;
 }
 
 /**
- * Invites a person into an organization: the same one-time sign-in link, worded as an invitation.
- * `project`, when given, is named in the message and passed to the dashboard as a hint.
+ * Records a one-time link unless `LIVE_LINKS_PER_ADDRESS` links sent to the address in the last 15
+ * minutes are still unused (null then). One statement, so requests at once cannot pass the bound together.
  */
-export async function sendInvitationEmail(env: Env, to: string, orgName: string, token: string, project?: { id: string; name: string }): Promise<void> {
-  const query = project ? `?project=${encodeURIComponent(project.id)}` : '';
-  const link = `${env.DASHBOARD_URL.replace(/\/$/, '')}/sign-in${query}#token=${encodeURIComponent(token)}`;
-  // Header values come from user-controlled names: keep them on one line.
-  const subject = `You are invited to ${orgName}`.replace(/[\r\n]+/g, ' ');
-  const raw = [
-    `From: Posture <${env.EMAIL_FROM}>`,
-    `To: <${to}>`,
-    `Subject: =?utf-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(subject)))}?=`,
-    `Message-ID: <${newId()}@${env.EMAIL_FROM.split('@')[1] ?? 'posture.local'}>`,
-    `Date: ${new Date().toUTCString()}`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    `You were invited to the organization ${orgName}${project ? `, project ${project.name},` : ''} on the posture analysis service.`,
-    '',
-    `Sign in with this link (valid ${SIGN_IN_LINK_MINUTES} minutes, once; afterwards request a new sign-in link with this address):`,
-    '',
-    link,
-    '',
-  ].join('\r\n');
-  await env.EMAIL.send(new EmailMessage(env.EMAIL_FROM, to, raw));
+async function recordLink(db: ControlDb, env: Env, email: string, bounded: boolean): Promise<string | null> {
+  const jti = newId();
+  const address = normalizeEmail(email);
+  const createdAt = nowIso();
+  const expiresAt = new Date(Date.parse(createdAt) + SIGN_IN_LINK_MINUTES * 60_000).toISOString();
+  if (bounded) {
+    const recorded = await db.$client.prepare(
+      `INSERT INTO sign_in_links (jti, email, created_at, expires_at)
+       SELECT ?1, ?2, ?3, ?4 WHERE (SELECT count(*) FROM sign_in_links WHERE email = ?2 AND created_at > ?5 AND used_at IS NULL) < ?6`,
+    ).bind(jti, address, createdAt, expiresAt, new Date(Date.parse(createdAt) - SIGN_IN_LINK_MINUTES * 60_000).toISOString(), LIVE_LINKS_PER_ADDRESS).run();
+    if (!recorded.meta.changes) return null;
+  } else {
+    await db.insert(signInLinks).values({ jti, email: address, createdAt, expiresAt });
+  }
+  return signToken(await signingKeys(env), { kind: 'sign_in_link', jti, sub: address, exp: secondsFromIso(expiresAt) });
 }
 
 /**
@@ -93,17 +61,26 @@ async function signUpAllowed(db: ControlDb, env: Env, email: string): Promise<bo
   return !any;
 }
 
+/** Where an assistant's sign-in link leads (its Continue page, from the token) and which assistant asks. */
+export interface AssistantSignIn {
+  linkFor: (token: string) => string;
+  clientName: string;
+}
+
 /**
- * Starts a sign-in: known people, and unknown ones when sign-up is open, get a link by email.
- * `linkFor` builds the link from the token when it leads elsewhere than the dashboard.
+ * Starts a sign-in: known people, and unknown ones when sign-up is open, get a link by email, to the
+ * dashboard or, with `assistant`, to the page that connects that assistant. An address with
+ * `LIVE_LINKS_PER_ADDRESS` unused links gets no more for now; the caller answers the same either way,
+ * so nobody learns whether an address is known (or flooded).
  */
-export async function requestSignIn(db: ControlDb, env: Env, email: string, linkFor?: (token: string) => string): Promise<void> {
-  // However it is asked for (the API, an assistant's sign-in page), one address gets a bounded number of links.
-  await checkRateLimit(env, `sign-in:${normalizeEmail(email)}`);
+export async function requestSignIn(db: ControlDb, env: Env, email: string, assistant?: AssistantSignIn): Promise<void> {
   const known = await findUserByEmail(db, email);
   if (!known && !(await signUpAllowed(db, env, email))) return;
-  const token = await createSignInLink(db, env, email);
-  await sendSignInEmail(env, normalizeEmail(email), token, linkFor?.(token));
+  const token = await recordLink(db, env, email, true);
+  if (!token) return;
+  const to = normalizeEmail(email);
+  if (assistant) await sendAssistantSignInEmail(env, to, assistant.linkFor(token), assistant.clientName);
+  else await sendSignInEmail(env, to, token);
 }
 
 /** Consumes a link once and opens a sign-in with a first session; signs the person up when new. */

@@ -69,6 +69,8 @@ export interface ErasureSummary {
   activityRows: number;
   people: PeopleSummary;
   signInLinks: number;
+  /** OAuth client registration records (by a hash of the client's address) older than a day, deleted. */
+  registrations: number;
   /** Erasures that failed in this run (kept, with the error, for the next run). */
   failures: number;
   /** Erasures still queued after this run. */
@@ -160,7 +162,7 @@ export async function runErasures(env: Env, now = new Date(), limits: ErasureLim
   const at = now.toISOString();
   const allowance = new RunAllowance(limits.objectCalls, limits.queries, Date.now() + limits.timeMs);
   const summary: ErasureSummary = {
-    projects: [], organizations: [], objects: 0, activityRows: 0, signInLinks: 0, failures: 0, pending: 0,
+    projects: [], organizations: [], objects: 0, activityRows: 0, signInLinks: 0, registrations: 0, failures: 0, pending: 0,
     people: { queued: 0, forgotten: [], canceled: 0, ratings: 0 },
   };
 
@@ -185,6 +187,13 @@ export async function runErasures(env: Env, now = new Date(), limits: ErasureLim
     const cutoff = new Date(now.getTime() - SIGN_IN_LINKS_KEPT_MS).toISOString();
     const result = await env.DB.prepare('DELETE FROM sign_in_links WHERE rowid IN (SELECT rowid FROM sign_in_links WHERE expires_at < ?1 LIMIT 10000)').bind(cutoff).run();
     summary.signInLinks = changes(result);
+  }
+
+  if (allowance.query()) {
+    // They only count registrations per address per hour (src/middleware/public-limits.ts).
+    const cutoff = new Date(now.getTime() - SIGN_IN_LINKS_KEPT_MS).toISOString();
+    const result = await env.DB.prepare('DELETE FROM oauth_registrations WHERE rowid IN (SELECT rowid FROM oauth_registrations WHERE created_at < ?1 LIMIT 10000)').bind(cutoff).run();
+    summary.registrations = changes(result);
   }
 
   if (allowance.query()) {

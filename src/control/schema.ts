@@ -121,6 +121,16 @@ export const signInLinks = sqliteTable('sign_in_links', {
   usedAt: text('used_at'),
 }, (t) => [index('sign_in_links_email').on(t.email, t.createdAt)]);
 
+/**
+ * One dynamic OAuth client registration (`/oauth/register`) per row, by the client's address (a keyed
+ * hash of it, never the address): what bounds registrations per address per hour. Deleted after a day.
+ */
+export const oauthRegistrations = sqliteTable('oauth_registrations', {
+  id: text('id').primaryKey(),
+  clientKey: text('client_key').notNull(),
+  createdAt: createdAt(),
+}, (t) => [index('oauth_registrations_client').on(t.clientKey, t.createdAt)]);
+
 export const activity = sqliteTable('activity', {
   id: text('id').primaryKey(),
   orgId: text('org_id').notNull(),

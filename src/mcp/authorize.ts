@@ -4,7 +4,7 @@
 // cookie, so a link opened elsewhere (or sent to someone else) approves nothing.
 import { AuthorizationError, CimdFetchError, type AuthRequest, type OAuthHelpers } from '@cloudflare/workers-oauth-provider';
 import { inArray } from 'drizzle-orm';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { bumpAccessEpoch } from '../auth/access-cache';
 import { consumeSignInLink, requestSignIn } from '../auth/sign-in';
@@ -17,8 +17,9 @@ import type { AppEnv } from '../lib/context';
 import { ApiError } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { createRouter } from '../lib/router';
-import { apiBaseUrl, AUTHORIZE_PATH, oauthApi, type AssistantProps } from './oauth';
-import { approvePage, checkEmailPage, continuePage, messagePage, PAGE_CSP, signInPage, type ClientFacts } from './pages';
+import { apiBaseUrl, AUTHORIZE_PATH, keepClientForGrant, oauthApi, onApiOrigin, type AssistantProps } from './oauth';
+import { htmlPage } from './page-response';
+import { approvePage, checkEmailPage, CONTINUE_PAGE_CSP, continuePage, messagePage, signInPage, type ClientFacts } from './pages';
 import { isScope, SCOPE_INFO, SCOPES, type Scope } from './scopes';
 
 /** How long a started authorization waits for its email link and approval. */
@@ -41,19 +42,9 @@ async function savePending(env: Env, id: string, pending: Pending): Promise<void
 /** The cookies hono's setCookie/deleteCookie put on the context's answer (copied onto the Response built here). */
 const setCookies = (c: Context<AppEnv>): string[] => (c.res.headers as unknown as { getSetCookie(): string[] }).getSetCookie();
 
-/** Every answer is a page nobody may frame, cache or leak through the Referer (the link carries a token). */
-function page(c: Context<AppEnv>, html: string, status: 200 | 400 | 429 = 200, extra?: Headers): Response {
-  const headers = new Headers(extra);
-  headers.set('content-type', 'text/html; charset=utf-8');
-  headers.set('content-security-policy', PAGE_CSP);
-  headers.set('x-frame-options', 'DENY');
-  // same-origin: the emailed link's token never leaves in a Referer, and form posts keep their Origin.
-  headers.set('referrer-policy', 'same-origin');
-  headers.set('cache-control', 'no-store');
-  headers.set('x-content-type-options', 'nosniff');
-  headers.set('x-request-id', c.var.requestId);
-  for (const cookie of setCookies(c)) headers.append('set-cookie', cookie);
-  return new Response(html, { status, headers });
+/** Every answer is a page (src/mcp/page-response.ts), with the cookies set on the context. */
+function page(c: Context<AppEnv>, html: string, status: 200 | 400 = 200, extra?: Headers, csp?: string): Response {
+  return htmlPage(html, { status, requestId: c.var.requestId, headers: extra, csp, cookies: setCookies(c) });
 }
 
 const startAgain = (c: Context<AppEnv>, message: string) =>
@@ -82,7 +73,7 @@ async function organizationsOf(env: Env, userId: string) {
   return ids.map((id) => rows.find((r) => r.id === id)!).filter(Boolean);
 }
 
-async function approvalPage(c: Context<AppEnv>, id: string, pending: Pending, input: { selectedOrgId?: string; ticked?: readonly Scope[] } = {}) {
+async function approvalPage(c: Context<AppEnv>, id: string, pending: Pending, input: { selectedOrgId?: string; ticked?: readonly Scope[]; error?: string } = {}) {
   const api = oauthApi(c.env);
   const user = await controlDb(c.env.DB).query.users.findFirst({ where: (u, { eq }) => eq(u.id, pending.userId!) });
   const orgs = await organizationsOf(c.env, pending.userId!);
@@ -93,7 +84,8 @@ async function approvalPage(c: Context<AppEnv>, id: string, pending: Pending, in
     ...pending.client, action: `${AUTHORIZE_PATH}/approve`, requestId: id, handle: consent.handle,
     person: { email: user.email, name: user.name }, organizations: orgs, selectedOrgId: input.selectedOrgId,
     scopes: SCOPES.map((scope) => ({ value: scope, label: SCOPE_INFO[scope].label, description: SCOPE_INFO[scope].description, checked: ticked.includes(scope) })),
-  }), 200, consent.headers);
+    error: input.error,
+  }), input.error ? 400 : 200, consent.headers);
 }
 
 /**
@@ -108,9 +100,12 @@ async function finished(c: Context<AppEnv>, id: string, headers: Headers): Promi
   return new Response(null, { status: 302, headers: answer });
 }
 
-/** OAuth failures: back to the client when its redirect is trusted, else shown here. */
+/**
+ * OAuth failures are shown here, never sent to the client's redirect URI: anyone may register a client
+ * with any https redirect, so an automatic redirect would make this an open redirector (RFC 9700
+ * 4.11.2). Only the person's own decisions (Deny, Allow) go back to the client, from a page naming where.
+ */
 function authorizationFailure(c: Context<AppEnv>, error: unknown): Response {
-  if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
   if (error instanceof AuthorizationError || error instanceof CimdFetchError) {
     const message = error instanceof AuthorizationError ? error.description : 'The assistant\'s metadata document could not be fetched.';
     return page(c, messagePage({ title: 'This connection request cannot be used', message, status: 'error' }), 400);
@@ -123,13 +118,33 @@ const formText = (form: FormData, name: string) => {
   return typeof value === 'string' ? value : undefined;
 };
 
-export const authorizeRouter = createRouter()
+/**
+ * The pages live on `API_URL`'s origin only: the sign-in cookie and the emailed link must meet there.
+ * Reached on another host (127.0.0.1 for localhost), a page says which address to use.
+ */
+const onApiHost: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const url = new URL(c.req.url);
+  if (onApiOrigin(url, c.env)) return next();
+  const base = apiBaseUrl(c.env);
+  return page(c, messagePage({
+    title: `Use ${base}`,
+    message: `This page was opened at ${url.origin}, but Posture signs assistants in only at ${base}. Connect your assistant to ${base}/mcp (remove it and add it again with that address), then start again.`,
+    status: 'error',
+  }), 400);
+};
+
+export const authorizeRouter = createRouter();
+// `/authorize/*` matches `/authorize` itself too.
+authorizeRouter.use(`${AUTHORIZE_PATH}/*`, onApiHost);
+authorizeRouter
   .get(AUTHORIZE_PATH, async (c) => {
     const api = oauthApi(c.env);
     let request: AuthRequest;
     let client: ClientFacts;
     try {
       request = await api.parseAuthRequest(c.req.raw);
+      // OAuth 2.1 and MCP: PKCE (S256) for every client, confidential ones included (the provider asks it of public ones only).
+      if (!request.codeChallenge) throw new AuthorizationError('invalid_request', { description: 'This assistant did not use PKCE (code_challenge with S256), which every client must.' });
       client = await clientFacts(api, request);
     } catch (error) {
       return authorizationFailure(c, error);
@@ -149,24 +164,22 @@ export const authorizeRouter = createRouter()
       return page(c, signInPage({ ...pending.client, action: `${AUTHORIZE_PATH}/sign-in`, requestId: id, email, error: 'Enter a valid email address.' }), 400);
     }
     const base = apiBaseUrl(c.env);
-    try {
-      await requestSignIn(controlDb(c.env.DB), c.env, email, (token) =>
-        `${base}${AUTHORIZE_PATH}/continue?request=${encodeURIComponent(id)}&token=${encodeURIComponent(token)}`);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'rate_limited') throw error;
-      return page(c, signInPage({ ...pending.client, action: `${AUTHORIZE_PATH}/sign-in`, requestId: id, email, error: 'Too many sign-in links were asked for this address; wait a minute and try again.' }), 429);
-    }
+    // The token travels in the fragment, which browsers never send: no server or proxy log holds it.
+    await requestSignIn(controlDb(c.env.DB), c.env, email, {
+      linkFor: (token) => `${base}${AUTHORIZE_PATH}/continue?request=${encodeURIComponent(id)}#token=${encodeURIComponent(token)}`,
+      clientName: pending.client.clientName,
+    });
     await savePending(c.env, id, { ...pending, email: normalizeEmail(email) });
     // The same answer whether or not the address can sign in: nobody learns who has an account.
     return page(c, checkEmailPage({ email, local: ['localhost', '127.0.0.1'].includes(new URL(base).hostname) }));
   })
   .get(`${AUTHORIZE_PATH}/continue`, async (c) => {
     // Opening the link uses nothing up (mail scanners open links): the person confirms with a button.
+    // The page's one script moves the link's token from the fragment into the form that button posts.
     const id = c.req.query('request');
-    const token = c.req.query('token');
     const pending = await pendingOf(c, id);
-    if (!pending || !id || !token) return startAgain(c, NOT_THIS_BROWSER);
-    return page(c, continuePage({ ...pending.client, action: `${AUTHORIZE_PATH}/continue`, requestId: id, token }));
+    if (!pending || !id) return startAgain(c, NOT_THIS_BROWSER);
+    return page(c, continuePage({ ...pending.client, action: `${AUTHORIZE_PATH}/continue`, requestId: id }), 200, undefined, CONTINUE_PAGE_CSP);
   })
   .post(`${AUTHORIZE_PATH}/continue`, async (c) => {
     const form = await c.req.formData();
@@ -199,8 +212,9 @@ export const authorizeRouter = createRouter()
       const orgs = await organizationsOf(c.env, pending.userId);
       const orgId = formText(form, 'org');
       const scopes = [...new Set(form.getAll('scope').map(String).filter(isScope))];
-      // Nothing ticked, or an organization the person is not in: ask again on a fresh page.
-      if (!scopes.length || !orgs.some((o) => o.id === orgId)) return approvalPage(c, id, pending, { selectedOrgId: orgId, ticked: scopes });
+      // No organization of theirs, or nothing ticked: ask again on a fresh page, saying what is missing.
+      if (!orgs.some((o) => o.id === orgId)) return approvalPage(c, id, pending, { selectedOrgId: orgId, ticked: scopes, error: 'Choose an organization.' });
+      if (!scopes.length) return approvalPage(c, id, pending, { selectedOrgId: orgId, ticked: scopes, error: 'Choose at least one permission.' });
       const approved = await api.approveConsent(c.req.raw, handle, { scope: scopes });
       const db = controlDb(c.env.DB);
       const app = await connectApp(db, { orgId: orgId!, userId: pending.userId, clientId: approved.request.clientId, clientName: pending.client.clientName, scopes, traceId: c.var.requestId });
@@ -209,6 +223,7 @@ export const authorizeRouter = createRouter()
       const props: AssistantProps = { appJti: app.jti };
       // The grant's user is the approval itself: disconnecting it revokes exactly its grants.
       const { redirectTo } = await api.completeAuthorization({ request: approved.request, userId: app.jti, metadata: { orgId, personId: pending.userId }, scope: scopes, props });
+      await keepClientForGrant(c.env, approved.request.clientId);
       const headers = new Headers(approved.headers);
       headers.set('location', redirectTo);
       return finished(c, id, headers);

@@ -10,6 +10,9 @@ import { SCOPES } from './scopes';
 
 export const AUTHORIZE_PATH = '/authorize';
 export const MCP_PATH = '/mcp';
+/** How long a dynamically registered client that no one approved is kept. */
+export const UNUSED_CLIENT_SECONDS = 86_400;
+const GRANT_SECONDS = CONNECTED_APP_DAYS * 86_400;
 
 /** What the provider stores with a grant and hands the MCP handler on every call: only the approval's id. */
 export interface AssistantProps {
@@ -24,6 +27,12 @@ export function isOAuthPath(pathname: string): boolean {
 /** The public base URL of the API host (`API_URL`, e.g. https://api.posture.example), without a trailing slash. */
 export const apiBaseUrl = (env: Env): string => env.API_URL.replace(/\/+$/, '');
 
+/** Whether a request came to `API_URL`'s own origin, the only one where the OAuth issuer and resource live. */
+export const onApiOrigin = (url: URL, env: Env): boolean => url.origin === new URL(apiBaseUrl(env)).origin;
+
+/** Where the protected resource's metadata is (RFC 9728: the well-known prefix, then the resource's path). */
+export const resourceMetadataUrl = (env: Env): string => `${apiBaseUrl(env)}/.well-known/oauth-protected-resource${MCP_PATH}`;
+
 type Handler = OAuthProviderOptions<Env>['defaultHandler'];
 type ApiHandler = NonNullable<OAuthProviderOptions<Env>['apiHandler']>;
 
@@ -37,9 +46,21 @@ function options(env: Env, apiHandler: ApiHandler, defaultHandler: Handler): OAu
     tokenEndpoint: '/oauth/token',
     clientRegistrationEndpoint: '/oauth/register',
     scopesSupported: [...SCOPES],
+    // Published as the protected resource's `scopes_supported` and in the 401's `scope`, so a client sees
+    // every choice before it asks; the person still ticks what it gets (approval page).
+    requiredScopes: [...SCOPES],
     accessTokenTTL: 3600,
     // A grant ends with its approval: the assistant then signs in and asks again.
-    refreshTokenTTL: CONNECTED_APP_DAYS * 86_400,
+    refreshTokenTTL: GRANT_SECONDS,
+    // A registration nobody approves is gone after a day; an approved client is kept for its grant's life.
+    clientRegistrationTTL: UNUSED_CLIENT_SECONDS,
+    clientRegistrationCallback: ({ clientMetadata }) => {
+      const grants = clientMetadata.grant_types;
+      // The authorization code flow, which always needs PKCE (S256) here, is the only way to a token.
+      if (Array.isArray(grants) && !grants.includes('authorization_code')) {
+        return { description: 'Register for the authorization code flow (grant_types authorization_code, with PKCE S256): it is the only way to use this server.' };
+      }
+    },
     resourceMetadata: {
       resource: `${base}${MCP_PATH}`,
       authorization_servers: [base],
@@ -71,6 +92,40 @@ function configured(env: Env) {
 }
 
 export const oauthProvider = (env: Env): OAuthProvider<Env> => configured(env).provider;
+
+/**
+ * The provider's answer, with `API_URL` as the only issuer and resource: on another host (127.0.0.1 for
+ * localhost, the dashboard's) the discovery documents are `API_URL`'s own and a 401 names `API_URL`'s
+ * resource metadata, so a client learns the address to use at once instead of after the emailed link.
+ */
+export async function answerOAuth(request: Request, url: URL, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const provider = oauthProvider(env);
+  if (onApiOrigin(url, env)) return provider.fetch(request, env, ctx);
+  if (url.pathname.startsWith('/.well-known/oauth-')) {
+    return provider.fetch(new Request(new URL(`${url.pathname}${url.search}`, apiBaseUrl(env)), request), env, ctx);
+  }
+  const response = await provider.fetch(request, env, ctx);
+  const challenge = response.headers.get('www-authenticate');
+  if (response.status !== 401 || !challenge?.startsWith('Bearer') || challenge.includes('resource_metadata=')) return response;
+  const answer = new Response(response.body, response);
+  answer.headers.set('www-authenticate', `${challenge}, resource_metadata="${resourceMetadataUrl(env)}"`);
+  return answer;
+}
+
+/**
+ * Keeps an approved client as long as the grant it is about to get can live (the grant's lifetime from
+ * the code exchange, plus a day): registrations expire after a day otherwise, and a client whose record
+ * expired could no longer refresh. The record is the provider's own (`client:{id}`, storage-schema of
+ * workers-oauth-provider), rewritten as its `putRegisteredClient` writes it, with a longer lifetime.
+ */
+export async function keepClientForGrant(env: Env, clientId: string): Promise<void> {
+  const key = `client:${clientId}`;
+  const record = await env.OAUTH_KV.get<Record<string, unknown>>(key, 'json');
+  if (!record || record.registrationExpiresAt === undefined) return; // gone, or a client that never expires
+  const seconds = GRANT_SECONDS + UNUSED_CLIENT_SECONDS;
+  const registrationExpiresAt = Math.floor(Date.now() / 1000) + seconds;
+  await env.OAUTH_KV.put(key, JSON.stringify({ ...record, registrationExpiresAt }), { expirationTtl: seconds });
+}
 
 /** The provider's helpers (parse and complete an authorization, consent, grants) outside its own dispatch. */
 export const oauthApi = (env: Env): OAuthHelpers => getOAuthApi(configured(env).options, env);

@@ -1,7 +1,8 @@
 // The server-rendered pages of the MCP server's OAuth sign-in and approval (the handlers that serve them
 // live with the OAuth routes). Each function returns a complete HTML document as a string; the handlers
-// send it with `Content-Security-Policy: PAGE_CSP`. Plain HTML forms, no JavaScript, no external assets;
-// every value is escaped by hono/jsx (text and attributes).
+// send it with `Content-Security-Policy: PAGE_CSP`. Plain HTML forms, no external assets; every value is
+// escaped by hono/jsx (text and attributes). The one script is the continue page's, a static file of
+// this origin (public/authorize/continue.js), allowed there only (CONTINUE_PAGE_CSP).
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { ClientSummary, Document, ErrorIcon, HiddenInput, MailIcon, StatusIcon } from './layout';
 
@@ -10,6 +11,11 @@ import { ClientSummary, Document, ErrorIcon, HiddenInput, MailIcon, StatusIcon }
  * No form-action: the approval's POST is answered with a redirect to the assistant's own redirect URI.
  */
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'";
+
+/** Where the continue page's script is served from (a static asset: public/authorize/continue.js). */
+export const CONTINUE_SCRIPT = '/authorize/continue.js';
+/** PAGE_CSP plus scripts of this origin: the continue page's one script, which reads the link's fragment. */
+export const CONTINUE_PAGE_CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self';");
 
 export interface ClientFacts {
   /** Self-asserted by the client (dynamic registration): shown, marked unverified. */
@@ -99,7 +105,10 @@ export function checkEmailPage(input: { email: string; local?: boolean }): strin
         <li>Open the link in this same browser.</li>
         <li>It is valid for 15 minutes and works once.</li>
       </ul>
-      <p class="muted small">No email after a few minutes? Check your spam folder, or start connecting again from your assistant.</p>
+      <p class="muted small">
+        No email after a few minutes? Check your spam folder, or start connecting again from your assistant. At most five unused links wait
+        for one address at a time.
+      </p>
       {input.local ? (
         <div class="callout callout-info">
           <p>
@@ -114,11 +123,13 @@ export function checkEmailPage(input: { email: string; local?: boolean }): strin
 
 /**
  * "Continue signing in", for the emailed link. Opening the link (a GET) does not use it up, since mail
- * scanners open links too; this button POSTs `request` and `token` to `action`, and that signs in.
+ * scanners open links too; this button POSTs `request` and `token` to `action`, and that signs in. The
+ * token is in the link's fragment, which never reaches the server: the page's script (CONTINUE_SCRIPT)
+ * copies it into the empty `token` field and takes it out of the address bar.
  */
-export function continuePage(input: ClientFacts & { action: string; requestId: string; token: string }): string {
+export function continuePage(input: ClientFacts & { action: string; requestId: string }): string {
   return render(
-    <Document title="Continue signing in">
+    <Document title="Continue signing in" script={CONTINUE_SCRIPT}>
       <h1>Continue signing in</h1>
       <p class="muted lead">
         You are signing in to connect <strong class="wrap">{input.clientName}</strong> to Posture. Next you will choose what it may do.
@@ -126,7 +137,12 @@ export function continuePage(input: ClientFacts & { action: string; requestId: s
       {facts(input)}
       <form method="post" action={input.action}>
         <HiddenInput name="request" value={input.requestId} />
-        <HiddenInput name="token" value={input.token} />
+        <HiddenInput name="token" value="" />
+        <noscript>
+          <div class="callout callout-error form-error">
+            <p>This page needs JavaScript to read the sign-in link. Turn it on for this site and open the link again.</p>
+          </div>
+        </noscript>
         <button type="submit" class="btn btn-primary btn-block">
           Continue
         </button>

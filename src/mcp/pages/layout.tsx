@@ -1,7 +1,7 @@
 // The frame every OAuth page of the MCP server shares: the document, its inline style sheet, the
 // "Posture" brand above a centered card, and the pieces more than one page shows (the client's facts).
-// No external assets and no JavaScript: the pages are sent with PAGE_CSP (index.tsx), which allows
-// inline styles and data: images only. hono/jsx escapes every text child and attribute value; the one
+// No external assets and no inline script: the pages are sent with PAGE_CSP (index.tsx), which allows
+// inline styles and data: images only (the continue page adds its one script of this origin). hono/jsx escapes every text child and attribute value; the one
 // raw insertion is the constant style sheet below, never client data.
 import type { Child } from 'hono/jsx';
 
@@ -146,8 +146,11 @@ function BrandMark() {
   );
 }
 
-/** A complete page: the brand, then the card (`<main>`) holding the page's one `<h1>` and content. */
-export function Document(props: { title: string; children: Child; footer?: Child }) {
+/**
+ * A complete page: the brand, then the card (`<main>`) holding the page's one `<h1>` and content. `script`
+ * names a script of this origin to load (deferred); the page's CSP must allow it.
+ */
+export function Document(props: { title: string; children: Child; footer?: Child; script?: string }) {
   return (
     <html lang="en">
       <head>
@@ -157,6 +160,7 @@ export function Document(props: { title: string; children: Child; footer?: Child
         <meta name="color-scheme" content="light dark" />
         <title>{`${props.title} · Posture`}</title>
         <style dangerouslySetInnerHTML={{ __html: STYLES }} />
+        {props.script ? <script src={props.script} defer /> : null}
       </head>
       <body>
         <div class="page">

@@ -10,7 +10,7 @@ export const signIn = defineRoute({
   tags: ['Sign-in'],
   summary: 'Send a sign-in link by email',
   description:
-    'Sends a one-time sign-in link (valid 15 minutes) to the address. The answer is the same whether or not the address is known. The first sign-in of an address no organization knows creates the person, an organization of their own and a first project (when sign-up is open).',
+    'Sends a one-time sign-in link (valid 15 minutes) to the address. The answer is the same whether or not the address is known. The first sign-in of an address no organization knows creates the person, an organization of their own and a first project (when sign-up is open). At most 5 unused links wait for one address at a time: beyond that the answer is the same but nothing is sent. Each client address may make 60 requests a minute to the routes that need no credential (sign-in, its exchange, OAuth registration and token, the authorize pages); beyond that 429 `rate_limited` with `Retry-After`.',
   access: 'public',
   errors: [429],
   request: { body: { required: true, ...json(SignInRequest) } },
@@ -23,9 +23,9 @@ export const exchange = defineRoute({
   path: '/api/v1/auth/sign-in/exchange',
   tags: ['Sign-in'],
   summary: 'Exchange a sign-in link for a session',
-  description: 'Consumes the link (once) and opens a sign-in with a first dashboard session, in the organization and project last used when still reachable.',
+  description: 'Consumes the link (once) and opens a sign-in with a first dashboard session, in the organization and project last used when still reachable. Counts against the 60 requests a minute of the client address (see signIn).',
   access: 'public',
-  errors: [401],
+  errors: [401, 429],
   request: { body: { required: true, ...json(ExchangeRequest) } },
   responses: { 200: { description: 'A session.', ...json(SessionAnswer) } },
 });

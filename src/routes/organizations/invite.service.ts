@@ -4,7 +4,8 @@
 import { and, eq } from 'drizzle-orm';
 import { reachableProjectIds, teamShapes } from '../../auth/access';
 import type { GrantCheck } from '../../auth/grants';
-import { createSignInLink, sendInvitationEmail } from '../../auth/sign-in';
+import { sendInvitationEmail } from '../../auth/emails';
+import { createSignInLink } from '../../auth/sign-in';
 import { activityInsert, type Actor } from '../../control/activity';
 import { chunks, inJsonList, type ControlDb } from '../../control/db';
 import { findActiveProject } from '../../control/members';
