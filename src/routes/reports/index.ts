@@ -7,7 +7,9 @@ import { createRouter } from '../../lib/router';
 import { withProject } from '../../project/client';
 import type { JobRow } from '../../project/jobs';
 import type { ReportRow } from '../../project/reports';
+import type { Changed } from '../../project/surveys';
 import type { DocumentRow } from '../../project/documents';
+import { retentionEnded } from '../../project/erasure';
 import type { DocumentFormat } from '../../render/model';
 import { TEMPLATES } from '../../render/templates';
 import type { Env } from '../../env';
@@ -21,8 +23,9 @@ interface ReportRecord {
 const recordOf = (env: Env, projectId: string, reportId: string) =>
   withProject<ReportRecord>(env, projectId, (stub) => stub.reportRecord(reportId));
 
-/** The stored document, or 404 when it is gone from storage (a deleted project's retention ended). */
+/** The stored document, or 404 when it is gone from storage (its survey's or its project's retention ended). */
 async function documentOf(env: Env, record: ReportRecord): Promise<R2ObjectBody> {
+  if (retentionEnded(record.survey)) throw notFound('The report\'s data was removed: its survey was deleted and its retention period ended.');
   const object = await env.BUNDLES.get(record.report.blobKey);
   if (!object) throw notFound('The report\'s document is no longer stored.');
   return object;
@@ -156,11 +159,14 @@ export const reportsRouter = createRouter()
   })
   .openapi(routes.regenerateReport, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
-    const answer = await withProject<{ job_id: string; supersedes: string }>(c.env, projectId, (stub) =>
+    const { answer, changed } = await withProject<Changed<{ job_id: string; supersedes: string }>>(c.env, projectId, (stub) =>
       stub.regenerateReport({ reportId: jobId, idempotencyKey: c.req.valid('header')['idempotency-key'] }));
-    await recordActivity(controlDb(c.env.DB), {
-      orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'report.regenerated',
-      data: { reportId: jobId, surveyId: answer.job_id, supersedes: answer.supersedes }, traceId: c.var.requestId,
-    });
+    // A repeat of an Idempotency-Key answers the first answer and records nothing.
+    if (changed) {
+      await recordActivity(controlDb(c.env.DB), {
+        orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'report.regenerated',
+        data: { reportId: jobId, surveyId: answer.job_id, supersedes: answer.supersedes }, traceId: c.var.requestId,
+      });
+    }
     return c.json(answer, 202);
   });
