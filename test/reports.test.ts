@@ -290,6 +290,27 @@ describe('regenerate a survey\'s report (spec 4.10 rule 10)', () => {
     await buildReports({ projectId: t.projectId, surveyId: regenerated.job_id, bundleId: '-', blobKey: '-' });
   });
 
+  it('follows a new version that was superseded in turn to the version that replaced it', async () => {
+    const id = reportOf(first, 'cbom').id;
+    // A new version of the first survey whose work never started, then regenerated itself: it is
+    // SKIPPED, and the survey replacing it (with no analysis to reuse) fails at once.
+    const waiting = await runInDurableObject(projectStub(env, t.projectId), (_instance, state) => {
+      const db = drizzle(state.storage) as never;
+      const bundleId = state.storage.sql.exec<{ id: string }>('SELECT id FROM bundles WHERE survey_id = ?', first.id).one().id;
+      const { survey, steps } = createSurvey(db, { jobType: 'INVENTORY_SURVEY', supersedes: first.id, target: 'shop', metadata: { bundleId } });
+      changeJob(db, steps.find((s) => s.stepType === 'UPLOAD')!, { status: 'COMPLETED' });
+      changeJob(db, steps.find((s) => s.stepType === 'ANALYZE')!, { status: 'SKIPPED' });
+      return changeJob(db, survey, { status: 'RUNNING' }).id;
+    });
+    const res = await api(`${P(t.projectId)}/v1/survey/${waiting}/regenerate`, { token: t.token, method: 'POST', headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(res.status).toBe(201);
+    expect(await getJob(t, waiting)).toMatchObject({ status: 'SKIPPED' });
+    expect(await getJob(t, (await json(res)).parent_id)).toMatchObject({ status: 'FAILED', failure_class: 'no_analysis' });
+    const again = await api(`${P(t.projectId)}/v1/report/${id}/regenerate`, { token: t.token, method: 'POST' });
+    expect(again.status).toBe(202);
+    await buildReports({ projectId: t.projectId, surveyId: (await json(again)).job_id, bundleId: '-', blobKey: '-' });
+  });
+
   it('a report phase delivered twice builds once', async () => {
     const again = await deliver({ projectId: t.projectId, surveyId: first.id, bundleId: '-', blobKey: '-', phase: 'report' });
     expect(again.result.explicitAcks).toEqual([again.id]);
