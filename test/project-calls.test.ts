@@ -84,6 +84,14 @@ describe('error codes of part 7 (issue 19, item 2)', () => {
     expect((await read(t, '/v1/job')).status).toBe(200);
   });
 
+  it('the OpenAPI document lists 502 beside 503 on every operation reaching project data', async () => {
+    const doc = await json(await api('/api/v1/openapi.json'));
+    const operations = Object.values(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>).flatMap((path) => Object.values(path));
+    const reaching = operations.filter((op) => '503' in op.responses);
+    expect(reaching.length).toBeGreaterThan(30);
+    for (const op of reaching) expect(Object.keys(op.responses)).toContain('502');
+  });
+
   it('starting (503): an object whose start-up (bringing its schema up to date) has not succeeded, until it does', async () => {
     const t = await dataTenant('start-up');
     const stub = projectStub(env, t.projectId);
