@@ -19,7 +19,7 @@ import { analysed, P, sbom, settleScoring } from './pipeline';
 const DEADLINE_MS = 1_500;
 const shortDeadline: Env = { ...env, PROJECT_CALL_DEADLINE_MS: String(DEADLINE_MS) };
 
-function read(t: { projectId: string; token: string }, path: string): Promise<Response> {
+async function read(t: { projectId: string; token: string }, path: string): Promise<Response> {
   return app.request(`http://localhost${P(t.projectId)}${path}`, { headers: { authorization: `Bearer ${t.token}` } }, shortDeadline, createExecutionContext());
 }
 
