@@ -42,6 +42,11 @@ export interface Env {
    * removed from here (retired). Unset: only `JWT_SECRET` is accepted.
    */
   JWT_PREVIOUS_SECRETS?: string;
+  /**
+   * Milliseconds a request waits for one call to its project's object before answering 503
+   * `unavailable` (src/project/client.ts; default 20000). Tests set a short one.
+   */
+  PROJECT_CALL_DEADLINE_MS?: string;
   /** Only on local instances: enables the development routes (seed, session). */
   DEV_SECRET?: string;
 }

@@ -295,7 +295,7 @@ describe('isolation and permissions', () => {
   });
 });
 
-describe('failures of the project object (spec part 7: 503, never 500)', () => {
+describe('failures of the project object (spec part 7: 502 or 503, never 500)', () => {
   it('carries an ApiError across RPC unchanged (as a structured-clonable value)', () => {
     const original = new ApiError('invalid_parameter', 'bad', { parameter: 'limit' });
     const carried = structuredClone(rpcFailure(original));
@@ -305,9 +305,11 @@ describe('failures of the project object (spec part 7: 503, never 500)', () => {
     expect({ code: decoded?.code, message: decoded?.message, parameter: decoded?.options.parameter }).toEqual({ code: 'invalid_parameter', message: 'bad', parameter: 'limit' });
   });
 
-  it('maps an overloaded object to try_again and an unreachable one to unavailable', () => {
+  it('maps an overloaded object to try_again, a connection lost part way to bad_gateway (issue 19), another unreachable one to unavailable', () => {
     expect(platformError(Object.assign(new Error('Durable Object is overloaded. Too many requests queued.'), { overloaded: true }))?.code).toBe('try_again');
-    expect(platformError(Object.assign(new Error('Network connection lost.'), { retryable: true }))?.code).toBe('unavailable');
+    expect(platformError(Object.assign(new Error('Network connection lost.'), { retryable: true }))?.code).toBe('bad_gateway');
+    expect(platformError(new Error('Durable Object reset because its code was updated.'))?.code).toBe('bad_gateway');
+    expect(platformError(Object.assign(new Error('Internal error.'), { retryable: true }))?.code).toBe('unavailable');
     expect(platformError(new Error('TypeError: x is undefined'))).toBeNull();
   });
 

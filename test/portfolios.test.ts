@@ -3,7 +3,7 @@
 // consumer, every rule of 4.1 and 4.2, and isolation between projects.
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OsvRecord } from '../src/analysis/vulns/osv-types';
 import { projectStub } from '../src/project/client';
 import { importRecords } from '../src/vulndb/import';
@@ -488,6 +488,7 @@ describe('the daily snapshot and its posture reports (spec 4.10 rule 10)', () =>
   const report = (id: string, suffix = '') => api(`${P(t.projectId)}/v1/report/${id}${suffix}`, { token: t.token });
   let first: { job_id: string; portfolios: number };
   let postureId: string;
+  let regeneratedId: string;
 
   it('writes a history point per axis for every portfolio and a posture report read like any report', async () => {
     first = await startSnapshot('2026-11-24T00:05:00.000Z');
@@ -555,11 +556,28 @@ describe('the daily snapshot and its posture reports (spec 4.10 rule 10)', () =>
     expect(snapshots.find((j: any) => j.metadata.as_of === '2026-11-27T00:05:00.000Z')).toMatchObject({ status: 'COMPLETED' });
   });
 
+  it('renders again like every report: 202, five render jobs, its documents replaced (issue 19)', async () => {
+    const documents = () => runInDurableObject(projectStub(env, t.projectId), (_i, state) =>
+      state.storage.sql.exec<{ format: string; blob_key: string; job_id: string }>('SELECT format, blob_key, job_id FROM report_documents WHERE report_id = ? ORDER BY format', postureId).toArray());
+    // The automatic rendering first (the queue delivers it on its own).
+    await vi.waitFor(async () => expect((await documents()).length).toBe(5), { timeout: 30_000, interval: 200 });
+    const before = await documents();
+    const res = await api(`${P(t.projectId)}/v1/report/${postureId}/render`, { token: t.token, method: 'POST' });
+    expect(res.status).toBe(202);
+    const { renderSubJobIds } = await json(res);
+    expect(Object.keys(renderSubJobIds).sort()).toEqual(['csv', 'html', 'pdf', 'pptx', 'xlsx']);
+    await vi.waitFor(async () => expect((await documents()).map((d) => d.job_id).sort()).toEqual(Object.values(renderSubJobIds).sort()), { timeout: 30_000, interval: 200 });
+    for (const old of before) expect(await env.BUNDLES.head(old.blob_key)).toBeNull();
+    expect((await json(await report(postureId, '/export/pdf/provenance'))).render_job_id).toBe(renderSubJobIds.pdf);
+    expect((await json(await report(postureId, '/export'))).formats).toEqual(['json', 'pdf', 'xlsx', 'pptx', 'html', 'csv']);
+  });
+
   it('regenerates from the same data as of the same date: 202, then 409; 404 once its portfolio is deleted', async () => {
     const regenerate = (id: string) => api(`${P(t.projectId)}/v1/report/${id}/regenerate`, { token: t.token, method: 'POST' });
     const res = await regenerate(postureId);
     expect(res.status).toBe(202);
     const answer = await json(res);
+    regeneratedId = answer.job_id;
     expect(answer.supersedes).toBe(postureId);
     expect(answer.job_id).not.toBe(postureId);
     const [before, after] = [await json(await report(postureId, '/summary')), await json(await report(answer.job_id, '/summary'))];
@@ -575,6 +593,19 @@ describe('the daily snapshot and its posture reports (spec 4.10 rule 10)', () =>
     const itsReport = job.steps.find((s: any) => s.metadata.portfolio_id === created.portfolio_id).id;
     expect((await api(portfolioPath(t, created.portfolio_id), { token: t.token, method: 'DELETE' })).status).toBe(204);
     await expectError(await regenerate(itsReport), 404, 'not_found');
+  });
+
+  it('lists the regenerated posture report\'s documents as stale (source_replaced), one entry per report, type and format (issue 19)', async () => {
+    const stale = (await json(await api(`${P(t.projectId)}/v1/projection/stale`, { token: t.token }))) as any[];
+    const replaced = stale.filter((e) => e.report_id === postureId);
+    expect(replaced.map((e) => e.format).sort()).toEqual(['csv', 'html', 'pdf', 'pptx', 'xlsx']);
+    for (const entry of replaced) {
+      expect(entry).toMatchObject({ report_type: 'posture', survey_id: first.job_id });
+      expect(entry.reasons).toContainEqual({ reason: 'source_replaced', replaced_by: regeneratedId });
+    }
+    // The new version's own documents are current; nothing is listed twice.
+    expect(stale.some((e) => e.report_id === regeneratedId)).toBe(false);
+    expect(new Set(stale.map((e) => `${e.report_id}/${e.report_type}/${e.format}`)).size).toBe(stale.length);
   });
 });
 

@@ -2,12 +2,16 @@
 // read operation, over real bundles analysed by the real consumer, with OSV records in real D1.
 import { env } from 'cloudflare:workers';
 import { Validator } from '@cfworker/json-schema';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { runInDurableObject } from 'cloudflare:test';
+import { drizzle } from 'drizzle-orm/durable-sqlite';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 // The official schemas ship in @cyclonedx/cyclonedx-library, whose exports do not name them: read by path.
 import bom16 from '../node_modules/@cyclonedx/cyclonedx-library/res/schema/bom-1.6.SNAPSHOT.schema.json';
 import spdx from '../node_modules/@cyclonedx/cyclonedx-library/res/schema/spdx.SNAPSHOT.schema.json';
 import jsf from '../node_modules/@cyclonedx/cyclonedx-library/res/schema/jsf-0.82.SNAPSHOT.schema.json';
 import { importRecords } from '../src/vulndb/import';
+import { projectStub } from '../src/project/client';
+import { changeJob, createSurvey } from '../src/project/jobs';
 import type { OsvRecord } from '../src/analysis/vulns/osv-types';
 import log4shell from '../vulndb/starter/GHSA-jfh8-c2jp-5v3q.json';
 import kafka from './fixtures/cbom/ibm-cbomkit__kafka-cbom.json?raw';
@@ -240,6 +244,71 @@ describe('regenerate a survey\'s report (spec 4.10 rule 10)', () => {
     const viewer = await addPerson(t, 'Viewer');
     const id = reportOf(first, 'cbom').id;
     await expectError(await api(`${P(t.projectId)}/v1/report/${id}/regenerate`, { token: viewer.token, method: 'POST' }), 403, 'permission_denied');
+  });
+
+  it('allows a new request once the new version failed (spec part 3, 8)', async () => {
+    // The first survey's analysis was replaced by the second's: a version rebuilt from it fails.
+    const id = reportOf(first, 'pqc-inventory').id;
+    const res = await api(`${P(t.projectId)}/v1/report/${id}/regenerate`, { token: t.token, method: 'POST' });
+    expect(res.status).toBe(202);
+    const { job_id } = await json(res);
+    await buildReports({ projectId: t.projectId, surveyId: job_id, bundleId: '-', blobKey: '-' });
+    expect(await getJob(t, job_id)).toMatchObject({ status: 'FAILED', failure_class: 'analysis_replaced' });
+    const again = await api(`${P(t.projectId)}/v1/report/${id}/regenerate`, { token: t.token, method: 'POST' });
+    expect(again.status).toBe(202);
+    const retried = (await json(again)).job_id;
+    expect(retried).not.toBe(job_id);
+    await buildReports({ projectId: t.projectId, surveyId: retried, bundleId: '-', blobKey: '-' });
+  });
+
+  it('allows a new request once the new version waited 30 minutes without starting (spec part 3, 8)', async () => {
+    const id = reportOf(second, 'composition').id;
+    let regenerated: { job_id: string; supersedes: string } = { job_id: '', supersedes: '' };
+    // A regenerated survey whose work never started (its message lost): RUNNING at once, its reused
+    // upload complete, its analysis skipped, its reports still waiting.
+    await runInDurableObject(projectStub(env, t.projectId), (_instance, state) => {
+      const db = drizzle(state.storage) as never;
+      const { survey, steps } = createSurvey(db, { jobType: 'INVENTORY_SURVEY', supersedes: second.id, target: 'shop' });
+      changeJob(db, steps.find((s) => s.stepType === 'UPLOAD')!, { status: 'COMPLETED' });
+      changeJob(db, steps.find((s) => s.stepType === 'ANALYZE')!, { status: 'SKIPPED' });
+      changeJob(db, survey, { status: 'RUNNING' });
+    });
+    const regenerate = () => api(`${P(t.projectId)}/v1/report/${id}/regenerate`, { token: t.token, method: 'POST' });
+    await expectError(await regenerate(), 409, 'conflict');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 29 * 60_000);
+      await expectError(await regenerate(), 409, 'conflict');
+      vi.setSystemTime(Date.now() + 2 * 60_000);
+      const res = await regenerate();
+      expect(res.status).toBe(202);
+      regenerated = await json(res);
+      expect(regenerated).toMatchObject({ supersedes: second.id });
+    } finally {
+      vi.useRealTimers();
+    }
+    await buildReports({ projectId: t.projectId, surveyId: regenerated.job_id, bundleId: '-', blobKey: '-' });
+  });
+
+  it('follows a new version that was superseded in turn to the version that replaced it', async () => {
+    const id = reportOf(first, 'cbom').id;
+    // A new version of the first survey whose work never started, then regenerated itself: it is
+    // SKIPPED, and the survey replacing it (with no analysis to reuse) fails at once.
+    const waiting = await runInDurableObject(projectStub(env, t.projectId), (_instance, state) => {
+      const db = drizzle(state.storage) as never;
+      const bundleId = state.storage.sql.exec<{ id: string }>('SELECT id FROM bundles WHERE survey_id = ?', first.id).one().id;
+      const { survey, steps } = createSurvey(db, { jobType: 'INVENTORY_SURVEY', supersedes: first.id, target: 'shop', metadata: { bundleId } });
+      changeJob(db, steps.find((s) => s.stepType === 'UPLOAD')!, { status: 'COMPLETED' });
+      changeJob(db, steps.find((s) => s.stepType === 'ANALYZE')!, { status: 'SKIPPED' });
+      return changeJob(db, survey, { status: 'RUNNING' }).id;
+    });
+    const res = await api(`${P(t.projectId)}/v1/survey/${waiting}/regenerate`, { token: t.token, method: 'POST', headers: { 'idempotency-key': crypto.randomUUID() } });
+    expect(res.status).toBe(201);
+    expect(await getJob(t, waiting)).toMatchObject({ status: 'SKIPPED' });
+    expect(await getJob(t, (await json(res)).parent_id)).toMatchObject({ status: 'FAILED', failure_class: 'no_analysis' });
+    const again = await api(`${P(t.projectId)}/v1/report/${id}/regenerate`, { token: t.token, method: 'POST' });
+    expect(again.status).toBe(202);
+    await buildReports({ projectId: t.projectId, surveyId: (await json(again)).job_id, bundleId: '-', blobKey: '-' });
   });
 
   it('a report phase delivered twice builds once', async () => {

@@ -192,7 +192,10 @@ describe('a deleted survey\'s files end with its retention (issue 12)', () => {
     const job = await getJob(t, gone.surveyId);
     expect(job.metadata).toMatchObject({ filesErased: true, retentionEndedAt: expect.any(String) });
     await expectError(await api(`${P(t.projectId)}/v1/report/${reports[0]}`, { token: t.token }), 404, 'not_found');
-    expect(await json(await api(`${P(t.projectId)}/v1/report/${reports[0]}/export`, { token: t.token }))).toEqual({ formats: [] });
+    // The export list always holds json (spec 4.10 rule 3); the json export says the data was removed.
+    expect(await json(await api(`${P(t.projectId)}/v1/report/${reports[0]}/export`, { token: t.token }))).toEqual({ formats: ['json'] });
+    const removed = await expectError(await api(`${P(t.projectId)}/v1/report/${reports[0]}/export/json`, { token: t.token }), 404, 'not_found');
+    expect(removed.error).toMatch(/report's data was removed/);
     await expectError(await api(`${P(t.projectId)}/v1/report/${reports[0]}/render`, { method: 'POST', token: t.token }), 409, 'conflict');
     await expectError(await api(`${P(t.projectId)}/v1/survey/${gone.surveyId}/restore`, { method: 'POST', token: t.token }), 404, 'not_found');
     const bundles = (await json(await api(`${P(t.projectId)}/v1/bundle`, { token: t.token }))).bundles.map((b: any) => b.id);

@@ -2,8 +2,8 @@
 // parts streamed into R2 through signed part URLs, progress, complete with SHA-256 verification,
 // the runtime settings, and the bundle list. Everything goes through the Worker's fetch handler.
 import { runInDurableObject } from 'cloudflare:test';
-import { env, exports } from 'cloudflare:workers';
-import { base64url, CompactEncrypt, decodeJwt } from 'jose';
+import { env } from 'cloudflare:workers';
+import { base64url, decodeJwt } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { signPartToken } from '../src/auth/part-token';
 import { signingKeys } from '../src/auth/tokens';
@@ -11,11 +11,11 @@ import { projectStub } from '../src/project/client';
 import { api, expectError, json } from './helpers';
 import { dataTenant, provisioned } from './data-plane';
 import { activityRows, addPerson, apiToken, roleMatrix, type MatrixRole } from './people';
+import { challenge, complete, init, initBody, putPart, sendPart, sha256Hex, started, uploadBundle } from './upload-client';
 
 const MiB = 1024 * 1024;
 const P = (projectId: string) => `/api/v1/project/${projectId}`;
 type Tenant = Awaited<ReturnType<typeof dataTenant>>;
-type Start = { parts: { partNumber: number; presignedUrl: string; offset: number; size: number }[]; expiresIn: number; uploadId: string; blobKey: string; bundleId: string; jobId: string };
 
 /** Deterministic bytes (xorshift), fast enough for tens of MiB. */
 function bytesOf(size: number, seed = 1, head?: number[]): Uint8Array {
@@ -30,64 +30,8 @@ function bytesOf(size: number, seed = 1, head?: number[]): Uint8Array {
   return bytes;
 }
 
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  return [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-/** encryptedChallenge exactly as cli/lib/challenge.mjs builds it (SHA-256 of the decoded chl as the dir key). */
-async function challenge(pass: string, claim: { sha256: string; sizeBytes: number; iat?: number }, chl = String(decodeJwt(pass).chl)): Promise<string> {
-  const key = new Uint8Array(await crypto.subtle.digest('SHA-256', base64url.decode(chl)));
-  const { sha256, sizeBytes, iat = Math.floor(Date.now() / 1000) } = claim;
-  const plaintext = new TextEncoder().encode(JSON.stringify({ sha256, sizeBytes, iat }));
-  return new CompactEncrypt(plaintext).setProtectedHeader({ alg: 'dir', enc: 'A256GCM' }).encrypt(key);
-}
-
 const startSurvey = async (t: Tenant, jobType = 'INVENTORY_SURVEY') =>
   (await json(await api(`${P(t.projectId)}/survey`, { token: t.pass, body: { jobType }, headers: { 'idempotency-key': crypto.randomUUID() } }))).parent_id as string;
-
-function init(t: Tenant, body: Record<string, unknown>, key: string | null = crypto.randomUUID(), token = t.pass) {
-  return api(`${P(t.projectId)}/bundle/upload/init`, { token, body, headers: key ? { 'idempotency-key': key } : {} });
-}
-
-/** The init body for `bytes`, with a fresh valid challenge. */
-async function initBody(t: Tenant, bytes: Uint8Array, extra: Record<string, unknown> = {}) {
-  const sha256 = await sha256Hex(bytes);
-  return { sha256, sizeBytes: bytes.length, encryptedChallenge: await challenge(t.pass, { sha256, sizeBytes: bytes.length }), ...extra };
-}
-
-async function started(t: Tenant, bytes: Uint8Array, extra: Record<string, unknown> = {}, key = crypto.randomUUID()): Promise<Start> {
-  const res = await init(t, await initBody(t, bytes, extra), key);
-  expect(res.status).toBe(200);
-  return json<Start>(res);
-}
-
-function putPart(url: string, body: BodyInit | null, headers: Record<string, string> = {}) {
-  return exports.default.fetch(new Request(url, { method: 'PUT', body, headers }));
-}
-
-async function sendPart(start: Start, bytes: Uint8Array, partNumber: number) {
-  const part = start.parts[partNumber - 1]!;
-  // As the CLI sends it: octet-stream with an exact Content-Length, no Authorization header.
-  const res = await putPart(part.presignedUrl, bytes.slice(part.offset, part.offset + part.size), { 'content-length': String(part.size), 'content-type': 'application/octet-stream' });
-  expect(res.status).toBe(200);
-  const body = await json(res);
-  expect(res.headers.get('etag')).toBe(`"${body.etag}"`);
-  return { partNumber, etag: res.headers.get('etag')! };
-}
-
-function complete(t: Tenant, body: Record<string, unknown>, key: string | null = crypto.randomUUID(), token = t.pass) {
-  return api(`${P(t.projectId)}/bundle/upload/complete`, { token, body, headers: key ? { 'idempotency-key': key } : {} });
-}
-
-/** A whole small upload (one part) into a new survey; answers the start and the complete answer. */
-async function uploadBundle(t: Tenant, bytes: Uint8Array, extra: Record<string, unknown> = {}) {
-  const start = await started(t, bytes, extra);
-  const parts = [];
-  for (const part of start.parts) parts.push(await sendPart(start, bytes, part.partNumber));
-  const res = await complete(t, { uploadId: start.uploadId, blobKey: start.blobKey, sha256: await sha256Hex(bytes), parts });
-  expect(res.status).toBe(200);
-  return { start, done: await json(res) };
-}
 
 const getJob = async (t: Tenant, id: string) => json(await api(`${P(t.projectId)}/v1/job/${id}`, { token: t.token }));
 const stepOf = (job: { steps: { step_type: string }[] }, type: string) => job.steps.find((s) => s.step_type === type) as Record<string, any>;

@@ -8,6 +8,7 @@
 // outside the API (an operator's SQL) is seen within that time.
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
+import { deadlineSetting, withDeadline } from '../lib/deadline';
 
 const MAX_AGE_MS = 60_000;
 const MAX_ENTRIES = 20_000;
@@ -37,8 +38,17 @@ interface Entry {
 // Module scope: shared by the requests one isolate serves. Map order gives a cheap LRU.
 const entries = new Map<string, Entry>();
 
-function epochStub(env: Env, orgId: string) {
-  return env.ACCESS_EPOCH.get(env.ACCESS_EPOCH.idFromName(orgId));
+/**
+ * How long a request waits for the epoch object: 2 s (at most the project call deadline). It holds one
+ * counter in memory and answers in well under a millisecond; every request of the organization asks
+ * it, so an object that does not answer must cost little: the request then reads D1 directly.
+ */
+const EPOCH_DEADLINE_MS = 2_000;
+
+function epochCall(env: Env, orgId: string, call: (stub: DurableObjectStub<AccessEpoch>) => Promise<string>): Promise<string> {
+  const ms = Math.min(EPOCH_DEADLINE_MS, deadlineSetting(env.PROJECT_CALL_DEADLINE_MS, EPOCH_DEADLINE_MS));
+  const stub = env.ACCESS_EPOCH.get(env.ACCESS_EPOCH.idFromName(orgId));
+  return withDeadline(Promise.resolve().then(() => call(stub)), ms, () => new Error(`the access epoch did not answer within ${ms} ms`), `access epoch ${orgId}`);
 }
 
 export class AccessCache {
@@ -82,7 +92,7 @@ export class AccessCache {
  */
 export async function openAccessCache(env: Env, orgId: string, primary: D1Database = env.DB): Promise<AccessCache> {
   try {
-    return new AccessCache(orgId, await epochStub(env, orgId).current(), primary);
+    return new AccessCache(orgId, await epochCall(env, orgId, (stub) => stub.current()), primary);
   } catch (error) {
     console.warn(JSON.stringify({ level: 'warn', message: 'access epoch unavailable; reading D1 directly', orgId, error: String(error) }));
     return new AccessCache(orgId, null, primary);
@@ -92,7 +102,7 @@ export async function openAccessCache(env: Env, orgId: string, primary: D1Databa
 /** Marks a change of the organization's control plane: every isolate reloads what it cached. */
 export async function bumpAccessEpoch(env: Env, orgId: string): Promise<void> {
   try {
-    await epochStub(env, orgId).bump();
+    await epochCall(env, orgId, (stub) => stub.bump());
   } catch (error) {
     // Cached values still expire within MAX_AGE_MS; say so loudly, this should not happen.
     console.error(JSON.stringify({ level: 'error', message: 'could not bump the access epoch', orgId, error: String(error) }));

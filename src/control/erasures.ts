@@ -6,7 +6,7 @@
 // Every step is idempotent and its progress is kept in the row, so an erasure interrupted halfway (a
 // failure, the run's allowance spent, an invocation cut short) continues on the next run.
 import type { Env } from '../env';
-import { projectStub } from '../project/client';
+import { withProjectWork } from '../project/client';
 import { ERASE_SLICE_KEYS, R2_DELETE_BATCH } from '../project/erasure';
 import type { ErasureProgress } from '../project/project-object';
 import { forgetFormerPeople, type PeopleSummary } from './people-retention';
@@ -104,10 +104,9 @@ async function eraseProject(env: Env, row: ErasureRow, at: string, limits: Erasu
   let step = row.step;
   let deleted = 0;
   try {
-    const stub = projectStub(env, row.target_id);
     for (;;) {
       if (!allowance.call()) break;
-      const progress = await stub.eraseSlice({ projectId: row.target_id, maxKeys: limits.sliceKeys, batch: limits.batchKeys }) as ErasureProgress;
+      const progress = await withProjectWork<ErasureProgress>(env, row.target_id, (stub) => stub.eraseSlice({ projectId: row.target_id, maxKeys: limits.sliceKeys, batch: limits.batchKeys }));
       deleted += progress.deleted;
       summary.objects += progress.deleted;
       step = progress.step;

@@ -7,7 +7,7 @@
 // (kind `person`), in bounded slices that resume where they stopped.
 import { bumpAccessEpoch } from '../auth/access-cache';
 import type { Env } from '../env';
-import { projectStub } from '../project/client';
+import { withProjectWork } from '../project/client';
 import type { ErasureLimits, ErasureSummary, RunAllowance } from './erasures';
 
 /** The name an erased person is shown with; their email becomes `erased:{id}` (never an address, so never signs in). */
@@ -108,7 +108,7 @@ export async function forgetFormerPeople(env: Env, now: Date, limits: ErasureLim
       break;
     }
     try {
-      people.ratings += Number(await projectStub(env, projectId).forgetPeople(users));
+      people.ratings += Number(await withProjectWork<number>(env, projectId, (stub) => stub.forgetPeople(users)));
     } catch (error) {
       summary.failures += 1;
       console.error(JSON.stringify({ level: 'error', message: 'forgetting people in a project failed; retried on the next run', projectId, error: String(error) }));

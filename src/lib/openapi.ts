@@ -18,7 +18,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'The body is not JSON (`unsupported_media_type`).',
   429: 'More than 600 requests a minute from this credential (`rate_limited`, `Retry-After`).',
   500: 'A fault on the service side (`internal`); the `X-Request-Id` header names it in the logs.',
-  503: 'The project\'s data is not reachable right now (`provisioning`, `starting`, `unavailable`, `try_again`).',
+  502: 'The connection to the project\'s data failed part way (`bad_gateway`, `Retry-After`); retry after a moment.',
+  503: 'The project\'s data is not reachable right now (`provisioning`, `starting`, `unavailable` (also when it did not answer within the deadline), `try_again`; `Retry-After`).',
 };
 
 export const errorResponse = (status: number) => ({
@@ -54,6 +55,8 @@ export function defineRoute<R extends RouteConfig>(config: R & Extra) {
   if (access !== 'public') [401, 403, 429].forEach((s) => statuses.add(s));
   if (route.request?.body) statuses.add(415);
   if (route.request?.body || route.request?.query || route.request?.params || route.request?.headers) statuses.add(400);
+  // What reaches the project's data (503) can also lose its connection to it part way (502).
+  if (statuses.has(503)) statuses.add(502);
   statuses.add(500);
   const errorResponses = Object.fromEntries([...statuses].sort().map((s) => [s, errorResponse(s)]));
   const middleware = access === 'public' ? [] : [requireAccess(access)];

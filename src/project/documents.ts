@@ -10,7 +10,7 @@ import type { JsonObject } from '../lib/json';
 import { nowIso } from '../lib/ids';
 import { DOCUMENT_FORMATS, type DocumentFormat } from '../render/model';
 import { TEMPLATES } from '../render/templates';
-import { changeJob, createJob, findJob, isFinished, REPORT_TYPES, requireJob, type JobRow } from './jobs';
+import { changeJob, createJob, findJob, isFinished, POSTURE, REPORT_LABELS, requireJob, type JobRow } from './jobs';
 import { retentionEnded } from './erasure';
 import type { ProjectState } from './project-object';
 import { record, requireReport, type ReportRow } from './reports';
@@ -77,10 +77,10 @@ export async function queueRenders(state: ProjectState, reportId: string, now = 
   return Object.fromEntries(messages.map((m) => [m.format, m.jobId])) as Record<DocumentFormat, string>;
 }
 
-/** POST render: the job must be a completed report (404 unknown, 409 anything else). */
+/** POST render: the job must be a completed report, a survey's or a posture report (404 unknown, 409 anything else). */
 export async function renderAgain(state: ProjectState, jobId: string): Promise<Record<DocumentFormat, string>> {
   const job = requireJob(state.db, jobId);
-  const isReportJob = job.stepType === 'REPORT' && (REPORT_TYPES as readonly string[]).includes(job.stepLabel ?? '');
+  const isReportJob = job.stepType === 'REPORT' && REPORT_LABELS.includes(job.stepLabel ?? '');
   const held = isReportJob && job.status === 'COMPLETED' && state.db.select({ id: reports.id, surveyId: reports.surveyId }).from(reports).where(eq(reports.id, jobId)).get();
   if (!held) throw conflict('Only a completed report can be rendered: this job is not a report, or its report is not produced yet.');
   if (retentionEnded(findJob(state.db, held.surveyId))) throw conflict('The report\'s survey was deleted and its retention period ended: its documents were erased and are no longer produced.');
@@ -193,11 +193,11 @@ export async function expireRenders(state: ProjectState, now = Date.now()): Prom
   return state.db.select({ at: sql<number | null>`min(${renderWork.expiresAt})` }).from(renderWork).get()?.at ?? null;
 }
 
-/** The formats ready to download: `json` always, then those rendered, in the usual order. */
+/** The formats ready to download: `json` always (spec 4.10 rule 3), then those rendered, in the usual order. */
 export function exportFormats(state: ProjectState, reportId: string): string[] {
   const report = requireReport(state, reportId);
-  // Its survey's retention ended: the full document and the renderings were erased.
-  if (retentionEnded(findJob(state.db, report.surveyId))) return [];
+  // Its survey's retention ended: the renderings were erased (and `json` answers 404 saying so).
+  if (retentionEnded(findJob(state.db, report.surveyId))) return ['json'];
   const rendered = new Set(state.db.select({ format: reportDocuments.format }).from(reportDocuments).where(eq(reportDocuments.reportId, reportId)).all().map((r) => r.format));
   return ['json', ...DOCUMENT_FORMATS.filter((f) => rendered.has(f))];
 }
@@ -229,7 +229,8 @@ function surveyLineage(state: ProjectState, parentId: string): Set<string> {
  * The latest document per survey, report type and format whose inputs have moved on: the analysis
  * logic is newer than the one its report came from, its template version differs from the current one
  * (or from `templateVersions[format]`, to ask "what if"), or its survey (or the survey whose analysis
- * the report reused) was replaced by a regenerated survey that completed.
+ * the report reused) was replaced by a regenerated survey that completed, or (a posture report) a
+ * regenerated version of the report itself completed.
  */
 export function staleDocuments(state: ProjectState, query: { parentId?: string; templateVersions?: Record<string, string> }): JsonObject[] {
   const lineage = query.parentId ? surveyLineage(state, query.parentId) : null;
@@ -241,15 +242,19 @@ export function staleDocuments(state: ProjectState, query: { parentId?: string; 
     .filter((r) => !lineage || lineage.has(r.report.surveyId));
   const replacedBy = (surveyId: string) => state.db.select({ id: jobs.id }).from(jobs)
     .where(and(eq(jobs.supersedes, surveyId), eq(jobs.status, 'COMPLETED'), sql`${jobs.deletedAt} IS NULL`)).orderBy(jobs.id).all().at(-1)?.id;
+  // A posture report is replaced by its regenerated version, a survey's report by its survey's (or by
+  // the survey whose analysis it reused; a regenerated survey replacing that very source is no news).
+  const surveyReplaced = (report: ReportRow) => {
+    const sourceReplaced = report.sourceSurveyId !== report.surveyId ? replacedBy(report.sourceSurveyId) : undefined;
+    return replacedBy(report.surveyId) ?? (sourceReplaced !== report.surveyId ? sourceReplaced : undefined);
+  };
   const stale: JsonObject[] = [];
   for (const { document, report } of rows) {
     const reasons: StaleReason[] = [];
     if (document.analysisVersion !== ANALYSIS_VERSION) reasons.push({ reason: 'analysis_version', rendered_with: document.analysisVersion, current: ANALYSIS_VERSION });
     const template = query.templateVersions?.[document.format] ?? TEMPLATES[document.format as DocumentFormat]?.version;
     if (template !== undefined && document.templateVersion !== template) reasons.push({ reason: 'template_version', rendered_with: document.templateVersion, current: String(template) });
-    // A regenerated survey reuses its source's analysis: that source being replaced by this very survey is no news.
-    const sourceReplaced = report.sourceSurveyId !== report.surveyId ? replacedBy(report.sourceSurveyId) : undefined;
-    const replaced = replacedBy(report.surveyId) ?? (sourceReplaced !== report.surveyId ? sourceReplaced : undefined);
+    const replaced = report.type === POSTURE ? replacedBy(report.id) : surveyReplaced(report);
     if (replaced) reasons.push({ reason: 'source_replaced', replaced_by: replaced });
     if (!reasons.length) continue;
     stale.push({

@@ -30,6 +30,10 @@ export const SURVEY_REPORTS = {
 } as const satisfies Record<SurveyType, readonly string[]>;
 export type ReportType = 'pqc-inventory' | 'cbom' | 'composition';
 export const REPORT_TYPES: readonly ReportType[] = ['pqc-inventory', 'cbom', 'composition'];
+/** The type (and job label) of a portfolio's posture report (src/project/posture.ts). */
+export const POSTURE = 'posture';
+/** The job labels of reports: a survey's REPORT steps and posture reports (not their render jobs). */
+export const REPORT_LABELS: readonly string[] = [...REPORT_TYPES, POSTURE];
 
 /** A survey's steps in the order they run: the client's upload, the service's analysis, then its reports. */
 export function surveySteps(type: SurveyType): { stepType: string; stepLabel: string }[] {

@@ -12,16 +12,22 @@ import { newOrderedId, nowIso } from '../lib/ids';
 import { ANALYSIS_VERSION } from '../analysis/versions';
 import { AXES, shown, type Axis } from '../scoring/model';
 import { queueRenders } from './documents';
-import { changeJob, createJob, findJob, settleSurvey, stepsOf, type JobRow } from './jobs';
+import { changeJob, createJob, findJob, POSTURE, settleSurvey, stepsOf, type JobRow } from './jobs';
 import type { ProjectState } from './project-object';
 import { requirePortfolio, type PortfolioRow } from './portfolios';
 import { refuseWhileRegenerated, type ReportRow } from './reports';
-import { portfolios, portfolioSnapshots, reportEntries, reports, settings, subjectScores } from './schema';
+import { jobs, portfolios, portfolioSnapshots, reportEntries, reports, settings, subjectScores } from './schema';
 import { requestScoring } from './scoring-store';
 
-export const POSTURE = 'posture';
+export { POSTURE };
 /** How many of the ranked fixes a posture report lists. */
 export const POSTURE_FIXES = 50;
+/**
+ * A posture report is written in the call that asks for it; one still unwritten this long after (the
+ * object was reset mid-write) is written by the alarm: its job and snapshot row are its lease.
+ */
+export const POSTURE_RESUME_MS = 60_000;
+const RESUME_PER_RING = 5;
 const SNAPSHOT_SETTING = 'snapshotJobId';
 
 type SnapshotRow = typeof portfolioSnapshots.$inferSelect;
@@ -94,16 +100,46 @@ export async function snapshotScored(state: ProjectState, input: { portfolio: Po
     id: newOrderedId(), portfolioId: input.portfolio.id, snapshotJobId: job.id, asOf: input.asOf, state: input.state, fixes: input.fixes.slice(0, POSTURE_FIXES),
     previous: previous ? { as_of: previous.asOf, score: previous.state.score ?? null, subjects: subjectScoresOf(previous.state) } : null, createdAt: nowIso(),
   };
+  // Stored with the scoring result that called for it (no await in between: one write), so a reset
+  // before the report is written leaves its job for the alarm, not a snapshot that never settles.
   state.db.insert(portfolioSnapshots).values(snapshot).run();
   const step = reportJob(state, { parentId: job.id, supersedes: null, portfolio: input.portfolio, snapshot });
+  await state.wake(Date.now() + POSTURE_RESUME_MS);
   await buildPosture(state, step, snapshot, input.portfolio.name);
   settle(state, findJob(state.db, job.id)!);
   return step.id;
 }
 
+/**
+ * The alarm's part: posture reports whose writing was cut off (still PENDING after POSTURE_RESUME_MS)
+ * are written now from their kept snapshot, a few per ring. Answers when the next one is due, or null.
+ */
+export async function resumePostures(state: ProjectState, now = Date.now()): Promise<number | null> {
+  const waiting = state.db.select().from(jobs)
+    .where(and(eq(jobs.stepLabel, POSTURE), eq(jobs.status, 'PENDING'))).orderBy(jobs.createdAt).limit(RESUME_PER_RING + 1).all();
+  let next: number | null = null;
+  for (const [i, job] of waiting.entries()) {
+    const due = Date.parse(job.updatedAt ?? job.createdAt) + POSTURE_RESUME_MS;
+    if (due > now || i === RESUME_PER_RING) {
+      next = Math.min(next ?? Infinity, Math.max(due, now + 1));
+      continue;
+    }
+    const snapshot = state.db.select().from(portfolioSnapshots).where(eq(portfolioSnapshots.id, String(job.metadata.snapshot_id ?? ''))).get();
+    try {
+      if (!snapshot) throw new Error('its snapshot is no longer kept');
+      await buildPosture(state, job, snapshot, String(job.metadata.portfolio ?? job.target ?? ''));
+    } catch (error) {
+      state.notify([changeJob(state.db, findJob(state.db, job.id)!, { status: 'FAILED', failureClass: 'internal', message: `The posture report could not be written: ${String(error)}` })]);
+    }
+    const parent = job.parentId ? findJob(state.db, job.parentId) : undefined;
+    if (parent?.status === 'RUNNING') settle(state, parent);
+  }
+  return next;
+}
+
 function reportJob(state: ProjectState, input: { parentId: string | null; supersedes: string | null; portfolio: PortfolioRow; snapshot: SnapshotRow }): JobRow {
   const row = createJob(state.db, 'REPORT', {
-    status: 'RUNNING', message: `Writing the posture report of ${input.portfolio.name}.`,
+    message: `Writing the posture report of ${input.portfolio.name}.`,
     metadata: { report_type: POSTURE, portfolio_id: input.portfolio.id, portfolio: input.portfolio.name, as_of: input.snapshot.asOf, snapshot_id: input.snapshot.id },
     parentId: input.parentId, stepType: 'REPORT', stepLabel: POSTURE, target: input.portfolio.name, supersedes: input.supersedes,
   });
@@ -225,6 +261,7 @@ export async function regeneratePosture(state: ProjectState, report: ReportRow):
   if (!snapshot) throw conflict('What this posture report was built from is no longer kept; the next snapshot writes a new one.');
   refuseWhileRegenerated(state, report.id, 'posture report');
   const job = reportJob(state, { parentId: null, supersedes: report.id, portfolio, snapshot: { ...snapshot } });
+  await state.wake(Date.now() + POSTURE_RESUME_MS);
   try {
     await buildPosture(state, job, snapshot, portfolio.name);
   } catch (error) {

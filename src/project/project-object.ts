@@ -9,7 +9,7 @@ import { migrate } from 'drizzle-orm/durable-sqlite/migrator';
 import { eq } from 'drizzle-orm';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
-import { rpcFailure, UNPROVISIONED } from './errors';
+import { rpcFailure, starting, UNPROVISIONED } from './errors';
 import { JobHub } from './events';
 import { Idempotency } from './idempotency';
 import { changeJob, createJob, findJob, jobWithSteps, type JobAnswer, type JobRow, type ProjectDb } from './jobs';
@@ -43,6 +43,9 @@ import type { FixRow } from '../scoring/portfolio';
 
 /** Pause between two slices of a large deletion, so requests waiting for the object go first. */
 const PURGE_PAUSE_MS = 5;
+
+/** A failed start-up is tried again by the next call at most this often. */
+const START_RETRY_MS = 1_000;
 
 /** Answered by every data operation of a project whose erasure began (src/control/erasures.ts). */
 const PURGED = 'This project was purged at the end of its retention period; its data is being erased.';
@@ -84,18 +87,39 @@ export class ProjectObject extends DurableObject<Env> {
   private closing: boolean | undefined;
   /** When the alarm next looks at deleted surveys whose retention may have ended (ms; 0: at the next ring). */
   private surveyRetentionAt = 0;
+  /** This instance's start-up failed (when, and why): data operations answer 503 `starting` until it succeeds. */
+  private startFailure: { at: number; error: string } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = drizzle(ctx.storage, { schema });
     this.idempotency = new Idempotency(this.db);
-    // Applied on first use and after every deploy that adds a migration; cheap when up to date. A store
-    // without a schema (never set up, or erased after a purge) stays empty until `provision` sets it up,
-    // so looking at an erased project's object never writes anything back.
-    ctx.blockConcurrencyWhile(async () => {
-      const schemaExists = ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").toArray().length > 0;
+    void ctx.blockConcurrencyWhile(() => this.start());
+  }
+
+  /**
+   * The instance's start-up: an existing schema is brought up to date (on first use and after every
+   * deploy that adds a migration; cheap when up to date). A store without a schema (never set up, or
+   * erased after a purge) stays empty until `provision` sets it up, so looking at an erased project's
+   * object never writes anything back. A failure is kept, not thrown: thrown, it would reset the
+   * object and every caller would see the reset (or, when a reset meets a held gate, no answer at all).
+   */
+  private async start(): Promise<void> {
+    try {
+      const schemaExists = this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").toArray().length > 0;
       if (schemaExists) await this.migrate();
-    });
+      this.startFailure = null;
+    } catch (error) {
+      this.startFailure = { at: Date.now(), error: String(error) };
+      console.error(JSON.stringify({ level: 'error', message: 'project object start-up failed; data operations answer 503 starting until it succeeds', error: String(error) }));
+    }
+  }
+
+  /** 503 `starting` while the start-up has not succeeded; tried again at most every START_RETRY_MS. */
+  private async started(): Promise<void> {
+    if (!this.startFailure) return;
+    if (Date.now() - this.startFailure.at >= START_RETRY_MS) await this.start();
+    if (this.startFailure) throw starting();
   }
 
   private async migrate(): Promise<void> {
@@ -152,6 +176,7 @@ export class ProjectObject extends DurableObject<Env> {
   /** Runs an RPC body; an ApiError is answered as a failure value, anything else is thrown. */
   private async rpc<T>(body: (state: ProjectState) => T | Promise<T>): Promise<T> {
     try {
+      await this.started();
       const state = this.state();
       return await body(state);
     } catch (error) {
@@ -195,6 +220,11 @@ export class ProjectObject extends DurableObject<Env> {
    * bounded slice per ring: other requests are answered in between.
    */
   override async alarm(): Promise<void> {
+    if (this.startFailure) {
+      await this.started().catch(() => undefined);
+      // Still failing: ring again soon rather than lose what the alarm keeps going.
+      if (this.startFailure) return this.ctx.storage.setAlarm(Date.now() + 5_000);
+    }
     if (this.isClosing()) return;
     const jobId = this.setting('startupJobId');
     if (!jobId) return;
@@ -207,7 +237,9 @@ export class ProjectObject extends DurableObject<Env> {
     portfolios.ensureImplicit(state);
     await scoring.scoreUnasked(state);
     const morePurges = purgeSlice(state);
-    const times = [await expireLeases(state), await documents.expireRenders(state), await scoring.expireScoring(state), runBackfills(state), await sweepAbandoned(state)];
+    const times = [
+      await expireLeases(state), await documents.expireRenders(state), await scoring.expireScoring(state), await posture.resumePostures(state), runBackfills(state), await sweepAbandoned(state),
+    ];
     // Deleted surveys whose retention ended lose their files (src/project/erasure.ts); looked at only
     // when one may be due, not on every ring of a busy alarm.
     if (Date.now() >= this.surveyRetentionAt) {

@@ -11,7 +11,7 @@ import { BundleError, readBundle, subjectOf, type BundleSummary } from '../analy
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
 import { serializedRow, type AnalysisStart, type FoundItem, type SerializedRow } from '../project/analysis-store';
-import { withProject } from '../project/client';
+import { withProjectWork } from '../project/client';
 import { componentFindings, deriveFindings } from './findings';
 import { MatchMemo } from '../analysis/findings';
 import { RecordCache } from '../vulndb/lookup';
@@ -87,7 +87,7 @@ export class Stager {
     // hand and store them with it, instead of reading every component back afterwards.
     rows.push(...(await componentFindings(this.env, rows, this.records, this.matches)).map(serializedRow));
     const progress = this.size > 0 ? Math.round((1000 * this.bytesRead) / this.size) / 10 : undefined;
-    const active = await withProject<boolean>(this.env, this.message.projectId, (stub) =>
+    const active = await withProjectWork<boolean>(this.env, this.message.projectId, (stub) =>
       stub.stageContents({ surveyId: this.message.surveyId, attempt: this.attempt, rows, progress }));
     if (!active) throw new AnalysisAbandoned();
     await yieldToEventLoop();
@@ -95,7 +95,7 @@ export class Stager {
 }
 
 async function fail(env: Env, message: AnalysisMessage, attempt: number, failureClass: string, text: string, metadata?: JsonObject): Promise<void> {
-  await withProject(env, message.projectId, (stub) => stub.failAnalysis({ surveyId: message.surveyId, attempt, failureClass, message: text, metadata }));
+  await withProjectWork(env, message.projectId, (stub) => stub.failAnalysis({ surveyId: message.surveyId, attempt, failureClass, message: text, metadata }));
 }
 
 /** Counts the bytes passing through, for progress. */
@@ -130,7 +130,7 @@ export function stepMetadata(summary: BundleSummary, subjectSource: string): Jso
 
 /** Analyses one survey's bundle; returns normally when the message is done with (ack), throws when it should be retried. */
 export async function analyse(env: Env, message: AnalysisMessage): Promise<void> {
-  const start = await withProject<AnalysisStart>(env, message.projectId, (stub) =>
+  const start = await withProjectWork<AnalysisStart>(env, message.projectId, (stub) =>
     stub.beginAnalysis({ surveyId: message.surveyId, bundleId: message.bundleId, blobKey: message.blobKey }));
   if (!start.run) return;
   const { attempt } = start;
@@ -164,7 +164,7 @@ export async function analyse(env: Env, message: AnalysisMessage): Promise<void>
     return fail(env, message, attempt, 'no_subject',
       'The bundle does not say what it is about: start the survey with a target, set "subject" in manifest.json, or give the BOM a metadata.component.name.', metadata);
   }
-  await withProject(env, message.projectId, (stub) => stub.finishAnalysis({
+  await withProjectWork(env, message.projectId, (stub) => stub.finishAnalysis({
     surveyId: message.surveyId, attempt, subject, metadata,
     partial: summary.skippedEntries > 0 || summary.skippedComponents > 0,
     manifestTag: summary.manifest?.tag ?? null, manifestCiRunId: summary.manifest?.ci?.runId ?? null,
@@ -177,6 +177,6 @@ export async function consumeAnalysis(batch: MessageBatch, env: Env): Promise<vo
     name: 'analysis', schema: AnalysisMessageSchema,
     handle: (body) => (body.phase === 'report' ? buildReports(env, body) : analyse(env, body)),
     describe: (body) => `survey ${body.surveyId}`,
-    onRetry: (body, retry) => withProject(env, body.projectId, (stub) => stub.noteAnalysisRetry({ surveyId: body.surveyId, ...retry })),
+    onRetry: (body, retry) => withProjectWork(env, body.projectId, (stub) => stub.noteAnalysisRetry({ surveyId: body.surveyId, ...retry })),
   });
 }

@@ -1,7 +1,7 @@
 // The analysis dead-letter queue's consumer: a message lands here after its last retry. The survey
 // is failed with class `internal` (unless it finished meanwhile), so it never stays RUNNING.
 import type { Env } from '../env';
-import { withProject } from '../project/client';
+import { withProjectWork } from '../project/client';
 import { AnalysisMessageSchema } from './analysis';
 
 export const ANALYSIS_DLQ = 'posture-analysis-dlq';
@@ -17,14 +17,14 @@ export async function consumeAnalysisDeadLetters(batch: MessageBatch, env: Env):
     const { projectId, surveyId, phase } = parsed.data;
     try {
       if (phase === 'report') {
-        await withProject(env, projectId, (stub) => stub.failReports({
+        await withProjectWork(env, projectId, (stub) => stub.failReports({
           surveyId, failureClass: 'internal', message: 'The reports could not be built after retries. Regenerate the survey to try again.',
         }));
         message.ack();
         continue;
       }
-      const lastError = await withProject<string | null>(env, projectId, (stub) => stub.lastAnalysisError(surveyId));
-      await withProject(env, projectId, (stub) => stub.failAnalysis({
+      const lastError = await withProjectWork<string | null>(env, projectId, (stub) => stub.lastAnalysisError(surveyId));
+      await withProjectWork(env, projectId, (stub) => stub.failAnalysis({
         surveyId, failureClass: 'internal',
         message: `The analysis could not complete after retries${lastError ? ` (last error: ${lastError})` : ''}. Regenerate the survey to try again.`,
       }));

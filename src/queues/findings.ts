@@ -10,7 +10,7 @@ import { cryptoFindings, packagedComponents, packagesOf, ProviderGraph, runtimeF
 import type { Dependency } from '../analysis/types';
 import type { Env } from '../env';
 import type { AnalysisRow, ContentKind, FoundItem, SerializedRow } from '../project/analysis-store';
-import { withProject } from '../project/client';
+import { withProjectWork } from '../project/client';
 import type { AnalysisMessage } from '../project/surveys';
 import { lookupRecords, type RecordCache } from '../vulndb/lookup';
 import { yieldNow, type Stager } from './analysis';
@@ -24,7 +24,7 @@ export const MAX_CRYPTO_ASSETS = 100_000;
 export async function* analysisPages(env: Env, message: AnalysisMessage, source: { surveyId: string; attempt: number }, kind: ContentKind): AsyncGenerator<AnalysisRow[]> {
   let after: string | undefined;
   for (;;) {
-    const page = await withProject<{ rows: AnalysisRow[]; next: string | null }>(env, message.projectId, (stub) =>
+    const page = await withProjectWork<{ rows: AnalysisRow[]; next: string | null }>(env, message.projectId, (stub) =>
       stub.analysisRows({ ...source, kind, after, limit: FINDINGS_PAGE }));
     if (page.rows.length) yield page.rows;
     if (!page.next) return;
@@ -62,7 +62,7 @@ export async function providersOf(env: Env, message: AnalysisMessage, source: { 
   const refs = graph.wantedRefs();
   for (let i = 0; i < refs.length; i += REFS_PER_LOOKUP) {
     const bomRefs = refs.slice(i, i + REFS_PER_LOOKUP);
-    const page = await withProject<{ rows: AnalysisRow[] }>(env, message.projectId, (stub) =>
+    const page = await withProjectWork<{ rows: AnalysisRow[] }>(env, message.projectId, (stub) =>
       stub.analysisRows({ ...source, kind: 'component', limit: bomRefs.length, bomRefs }));
     for (const row of page.rows) graph.addComponent(row);
     await yieldNow();

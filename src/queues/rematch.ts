@@ -11,7 +11,7 @@ import type { PackageKey } from '../analysis/vulns/osv-types';
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { serializedRow } from '../project/analysis-store';
-import { withProject } from '../project/client';
+import { withProjectWork } from '../project/client';
 import type { AdvisoryCursor, CurrentComponent, FindingReplacement, RangeCursor } from '../project/rematch-store';
 import { MAX_ADVISORIES_PER_CALL, MAX_RANGES_PER_CALL } from '../project/rematch-store';
 import { ALL_PURLS, rangesOf, vulnChangesSince, type PurlRange } from '../vulndb/changes';
@@ -87,7 +87,7 @@ async function rematchPage(env: Env, projectId: string, rows: CurrentComponent[]
     // As the analysis stages them (src/queues/findings.ts componentFindings).
     rows: vulnFindings(list, records, matches).map((finding) => serializedRow({ kind: 'vuln_finding', source: String(finding.data.purl ?? ''), finding })),
   }));
-  const { changed } = await withProject<{ changed: string[] }>(env, projectId, (stub) => stub.replaceVulnFindings({ groups: replacements }));
+  const { changed } = await withProjectWork<{ changed: string[] }>(env, projectId, (stub) => stub.replaceVulnFindings({ groups: replacements }));
   return { components: components.length, changed };
 }
 
@@ -109,11 +109,11 @@ async function* slicedPages<T, C>(items: T[], perCall: number, page: (slice: T[]
 
 /** Every page of the project's current components inside the ranges. */
 const rangePages = (env: Env, projectId: string, ranges: PurlRange[]) => slicedPages<PurlRange, RangeCursor>(ranges, MAX_RANGES_PER_CALL, (slice, after) =>
-  withProject(env, projectId, (stub) => stub.componentsInRanges({ ranges: slice, after, limit: REMATCH_PAGE })));
+  withProjectWork(env, projectId, (stub) => stub.componentsInRanges({ ranges: slice, after, limit: REMATCH_PAGE })));
 
 /** Every page of the project's current components holding a finding of one of the advisories. */
 const advisoryPages = (env: Env, projectId: string, advisories: string[]) => slicedPages<string, AdvisoryCursor>(advisories, MAX_ADVISORIES_PER_CALL, (slice, after) =>
-  withProject(env, projectId, (stub) => stub.componentsWithAdvisories({ advisories: slice, after, limit: REMATCH_PAGE })));
+  withProjectWork(env, projectId, (stub) => stub.componentsWithAdvisories({ advisories: slice, after, limit: REMATCH_PAGE })));
 
 /**
  * Matches the project's components of the packages whose vulnerability data changed since its last
@@ -124,7 +124,7 @@ const advisoryPages = (env: Env, projectId: string, advisories: string[]) => sli
 export async function rematchProject(env: Env, projectId: string): Promise<RematchSummary> {
   let since: string;
   try {
-    ({ since } = await withProject<{ since: string }>(env, projectId, (stub) => stub.rematchSince()));
+    ({ since } = await withProjectWork<{ since: string }>(env, projectId, (stub) => stub.rematchSince()));
   } catch (error) {
     // Nothing analysed yet; its first re-match will start from when its storage was ready.
     if (error instanceof ApiError && error.code === 'provisioning') return { since: null, matchedAt: null, mode: 'none', components: 0, subjects: 0 };
@@ -152,7 +152,7 @@ export async function rematchProject(env: Env, projectId: string): Promise<Remat
     // Components holding a finding of a changed record that no longer names their package (the others were just matched).
     await run(advisoryPages(env, projectId, changes.records), (pkg) => !changed.has(pkg));
   }
-  const { matchedAt } = await withProject<{ matchedAt: string }>(env, projectId, (stub) => stub.finishRematch({ through: changes.through ?? since }));
+  const { matchedAt } = await withProjectWork<{ matchedAt: string }>(env, projectId, (stub) => stub.finishRematch({ through: changes.through ?? since }));
   const answer: RematchSummary = { since, matchedAt, mode, components: summary.components, subjects: summary.subjects.size };
   console.log(JSON.stringify({ level: 'info', message: 'vulnerability data re-matched', projectId, ...answer }));
   return answer;

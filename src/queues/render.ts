@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
-import { withProject } from '../project/client';
+import { withProjectWork } from '../project/client';
 import { documentBlobKey, type RenderStart } from '../project/documents';
 import { DOCUMENT_FORMATS, type DocumentFormat, type RenderModel } from '../render/model';
 import { reportModel } from '../render/report-model';
@@ -84,7 +84,7 @@ async function store(env: Env, key: string, contentType: string, rendered: Rende
 
 /** Renders one document; returns when done with (ack), throws when the message should be retried. */
 export async function renderDocument(env: Env, message: RenderMessage): Promise<void> {
-  const start = await withProject<RenderStart>(env, message.projectId, (stub) => stub.beginRender({ jobId: message.jobId }));
+  const start = await withProjectWork<RenderStart>(env, message.projectId, (stub) => stub.beginRender({ jobId: message.jobId }));
   if (!start.run || !start.report || !start.survey) return;
   const started = Date.now();
   const report = start.report;
@@ -101,7 +101,7 @@ export async function renderDocument(env: Env, message: RenderMessage): Promise<
   const bytes = await store(env, key, template.contentType, await render(model));
   const durationMs = Date.now() - started;
   const provenance = report.provenance as JsonObject;
-  await withProject(env, message.projectId, (stub) => stub.finishRender({
+  await withProjectWork(env, message.projectId, (stub) => stub.finishRender({
     jobId: message.jobId, attempt: start.attempt!, blobKey: key, bytes, durationMs,
     provenance: {
       format: message.format,
@@ -128,7 +128,7 @@ export async function consumeRender(batch: MessageBatch, env: Env): Promise<void
     name: 'render', schema: RenderMessageSchema,
     handle: (body) => renderDocument(env, body),
     describe: (body) => `render job ${body.jobId}`,
-    onRetry: (body, { error, delaySeconds }) => withProject(env, body.projectId, (stub) => stub.noteRenderRetry({ jobId: body.jobId, error, delaySeconds })),
+    onRetry: (body, { error, delaySeconds }) => withProjectWork(env, body.projectId, (stub) => stub.noteRenderRetry({ jobId: body.jobId, error, delaySeconds })),
   });
 }
 
@@ -141,7 +141,7 @@ export async function consumeRenderDeadLetters(batch: MessageBatch, env: Env): P
       continue;
     }
     try {
-      await withProject(env, parsed.data.projectId, (stub) => stub.failRender({
+      await withProjectWork(env, parsed.data.projectId, (stub) => stub.failRender({
         jobId: parsed.data.jobId, failureClass: 'internal', message: 'The document could not be rendered after retries; render the report again.',
       }));
       message.ack();

@@ -5,7 +5,7 @@
 import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
-import { withProject } from '../project/client';
+import { withProjectWork } from '../project/client';
 import type { EntryRow, ReportStart } from '../project/report-build';
 import type { AnalysisMessage } from '../project/surveys';
 import { BlobWriter } from '../reports/blob-writer';
@@ -30,7 +30,7 @@ async function stageEntries(env: Env, message: AnalysisMessage, work: Work, repo
     if (!batch.length) return;
     const entries = batch;
     batch = [];
-    const active = await withProject<boolean>(env, message.projectId, (stub) => stub.stageReportEntries({ surveyId: message.surveyId, attempt: work.attempt, reportId: report.id, entries }));
+    const active = await withProjectWork<boolean>(env, message.projectId, (stub) => stub.stageReportEntries({ surveyId: message.surveyId, attempt: work.attempt, reportId: report.id, entries }));
     if (!active) throw new AnalysisAbandoned();
     await yieldToEventLoop();
   };
@@ -53,7 +53,7 @@ async function stageEntries(env: Env, message: AnalysisMessage, work: Work, repo
 /** Every entry of one section of a stored (or staged) report, in order, a page at a time from the project object. */
 export async function* sectionEntries(env: Env, projectId: string, reportId: string, section: string): AsyncGenerator<JsonObject> {
   for (let after = 0; ;) {
-    const page = await withProject<{ entries: JsonObject[]; last: number | null }>(env, projectId, (stub) =>
+    const page = await withProjectWork<{ entries: JsonObject[]; last: number | null }>(env, projectId, (stub) =>
       stub.reportEntryPage({ reportId, section, after, limit: ENTRY_BATCH }));
     yield* page.entries;
     if (page.last === null) return;
@@ -141,7 +141,7 @@ async function buildReport(env: Env, message: AnalysisMessage, work: Work, repor
     analysis: ANALYSIS_VERSION, classification: CLASSIFICATION_VERSION, vulnerability_data: vulnData,
     bundle: work.bundle, source: work.source, document_bytes: writer.size,
   };
-  const finished = await withProject<boolean>(env, message.projectId, (stub) => stub.finishReport({
+  const finished = await withProjectWork<boolean>(env, message.projectId, (stub) => stub.finishReport({
     surveyId: message.surveyId, attempt: work.attempt, reportId: report.id, type: report.type, subject: work.subject, source: work.source,
     previousId: report.previousId, blobKey: writer.key, summary: { sections: sectionList(builder, totals), objects }, figures,
     changeSections: builder.changeSections, provenance,
@@ -151,7 +151,7 @@ async function buildReport(env: Env, message: AnalysisMessage, work: Work, repor
 
 /** Builds the survey's reports; returns when done with (ack), throws when the message should be retried. */
 export async function buildReports(env: Env, message: AnalysisMessage): Promise<void> {
-  const work = await withProject<ReportStart>(env, message.projectId, (stub) => stub.beginReports({ surveyId: message.surveyId, message }));
+  const work = await withProjectWork<ReportStart>(env, message.projectId, (stub) => stub.beginReports({ surveyId: message.surveyId, message }));
   if (!work.run) return;
   const vulnData = await vulnDataSnapshot(env.DB) as unknown as JsonObject;
   try {

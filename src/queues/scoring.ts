@@ -10,7 +10,7 @@ import { compareVersions } from '../analysis/vulns/versions';
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
 import { newOrderedId } from '../lib/ids';
-import { withProject } from '../project/client';
+import { withProjectWork } from '../project/client';
 import type { ScoringStart, ScoringSubject } from '../project/scoring-store';
 import type { ScoredFinding } from '../scoring/findings';
 import { breakdown, portfolioScores, rankFixes, scoreAnswer, type PortfolioModel } from '../scoring/portfolio';
@@ -47,7 +47,7 @@ async function findingsOf(env: Env, projectId: string, names: string[]): Promise
     const subjects = names.slice(i, i + SUBJECT_SLICE);
     let after: [string, string] | undefined;
     for (;;) {
-      const page = await withProject<ScoredFinding[]>(env, projectId, (stub) => stub.scoringFindings({ subjects, after, limit: FINDINGS_PAGE }));
+      const page = await withProjectWork<ScoredFinding[]>(env, projectId, (stub) => stub.scoringFindings({ subjects, after, limit: FINDINGS_PAGE }));
       all.push(...page);
       if (page.length < FINDINGS_PAGE) break;
       const last = page[page.length - 1]!;
@@ -90,29 +90,29 @@ export function computeScoring(subjects: ScoringSubject[], findings: ScoredFindi
 /** Scores one portfolio; returns normally when done with the message (ack), throws to retry. */
 export async function scorePortfolio(env: Env, message: ScoringMessageBody): Promise<void> {
   const { projectId, portfolioId, generation } = message;
-  const start = await withProject<ScoringStart>(env, projectId, (stub) => stub.beginScoring({ portfolioId, generation }));
+  const start = await withProjectWork<ScoringStart>(env, projectId, (stub) => stub.beginScoring({ portfolioId, generation }));
   if (!start.run) return;
   const asOf = start.asOf!;
   // Phase times for the log line below. (Deployed, Date.now() moves only with I/O: computing shows in the writes.)
   const at = [Date.now()];
   const stale = start.stale ?? [];
   for (let i = 0; i < stale.length; i += REFRESH_SLICE) {
-    await withProject(env, projectId, (stub) => stub.refreshSubjects({ subjects: stale.slice(i, i + REFRESH_SLICE), asOf }));
+    await withProjectWork(env, projectId, (stub) => stub.refreshSubjects({ subjects: stale.slice(i, i + REFRESH_SLICE), asOf }));
     await yieldNow();
   }
   at.push(Date.now());
-  const subjects = await withProject<ScoringSubject[]>(env, projectId, (stub) => stub.scoringSubjects(start.members ?? []));
+  const subjects = await withProjectWork<ScoringSubject[]>(env, projectId, (stub) => stub.scoringSubjects(start.members ?? []));
   const findings = await findingsOf(env, projectId, subjects.map((s) => s.name));
   at.push(Date.now());
   const { model, state, rows } = computeScoring(subjects, findings);
   at.push(Date.now());
   const build = newOrderedId();
   for (let i = 0; i < rows.length; i += ROWS_PER_WRITE) {
-    await withProject(env, projectId, (stub) => stub.stageFixes({ build, rows: rows.slice(i, i + ROWS_PER_WRITE) }));
+    await withProjectWork(env, projectId, (stub) => stub.stageFixes({ build, rows: rows.slice(i, i + ROWS_PER_WRITE) }));
     await yieldNow();
   }
   at.push(Date.now());
-  await withProject(env, projectId, (stub) => stub.finishScoring({
+  await withProjectWork(env, projectId, (stub) => stub.finishScoring({
     portfolioId, generation, attempt: start.attempt!, build, asOf, cause: message.cause, state, model, rows: rows.length,
   }));
   at.push(Date.now());
@@ -129,7 +129,7 @@ export async function consumeScoring(batch: MessageBatch, env: Env): Promise<voi
       if (!('kind' in body)) return scorePortfolio(env, body);
       const { since } = await rematchProject(env, body.projectId);
       // The day's snapshot after the re-match, so it sees today's vulnerability data (not for a project still being set up).
-      if (body.snapshotAt && since !== null) await withProject(env, body.projectId, (stub) => stub.startSnapshot({ asOf: body.snapshotAt! }));
+      if (body.snapshotAt && since !== null) await withProjectWork(env, body.projectId, (stub) => stub.startSnapshot({ asOf: body.snapshotAt! }));
     },
     describe: (body) => ('kind' in body ? `the re-match of project ${body.projectId}` : `portfolio ${body.portfolioId}`),
   });

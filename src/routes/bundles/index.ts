@@ -4,7 +4,7 @@ import { verifyUploadChallenge } from '../../auth/upload-challenge';
 import { controlDb } from '../../control/db';
 import { ApiError } from '../../lib/errors';
 import { createRouter, validationError } from '../../lib/router';
-import { withProject } from '../../project/client';
+import { VERIFY_DEADLINE_MS, withProject } from '../../project/client';
 import type { BundlePage } from '../../project/bundle-list';
 import { blobKeyPrefix, type CompleteUploadAnswer, type InitUploadAnswer } from '../../project/uploads';
 import { assertBundleSize, receivePart, recordActivityOnce, runtimeConfig } from './bundles.service';
@@ -58,7 +58,7 @@ export const bundlesRouter = createRouter()
     const body = c.req.valid('json');
     if (!body.blobKey.startsWith(blobKeyPrefix(projectId))) throw new ApiError('forbidden', 'blobKey does not belong to this project.');
     const done = await withProject<CompleteUploadAnswer>(c.env, projectId, (stub) =>
-      stub.completeUpload({ idempotencyKey: c.req.valid('header')['idempotency-key'], ...body }));
+      stub.completeUpload({ idempotencyKey: c.req.valid('header')['idempotency-key'], ...body }), { deadlineMs: VERIFY_DEADLINE_MS });
     await recordActivityOnce(controlDb(c.env.DB), {
       orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'bundle.uploaded', traceId: c.var.requestId,
       data: { bundleId: done.bundleId, surveyId: done.surveyId, sha256: done.sha256, sizeBytes: done.sizeBytes, mimeType: done.mimeType },

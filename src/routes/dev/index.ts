@@ -15,7 +15,7 @@ import { defineRoute } from '../../lib/openapi';
 import { createRouter } from '../../lib/router';
 import { SessionAnswer } from '../auth/auth.schemas';
 import { benchRecords, popularPackages, type BenchSeedCounts } from '../../project/bench-seed';
-import { projectStub, withProject } from '../../project/client';
+import { withProjectWork } from '../../project/client';
 import { renderedBytes } from '../../queues/render';
 import { DOCUMENT_FORMATS } from '../../render/model';
 import { sampleModel } from '../../render/sample';
@@ -192,10 +192,10 @@ export const devRouter = createRouter()
     const totals: BenchSeedCounts = { subjects: 0, components: 0, cryptoAssets: 0, vulnFindings: 0, cryptoFindings: 0 };
     // One call per slice: the object answers other requests between them.
     for (let from = 0; from < params.subjects; from += slice) {
-      const counts = await withProject<BenchSeedCounts>(c.env, projectId, (stub) => stub.benchSeed({ ...params, from, count: slice }));
+      const counts = await withProjectWork<BenchSeedCounts>(c.env, projectId, (stub) => stub.benchSeed({ ...params, from, count: slice }));
       for (const key of Object.keys(totals) as (keyof BenchSeedCounts)[]) totals[key] += counts[key];
     }
-    const rescored = score ? await withProject<{ portfolios: string[]; subjects: number }>(c.env, projectId, (stub) => stub.benchRescore()) : null;
+    const rescored = score ? await withProjectWork<{ portfolios: string[]; subjects: number }>(c.env, projectId, (stub) => stub.benchRescore()) : null;
     return c.json({
       subjects: totals.subjects, components: totals.components, crypto_assets: totals.cryptoAssets, vuln_findings: totals.vulnFindings, crypto_findings: totals.cryptoFindings,
       advisories: records.length, prefix: params.prefix, popular_packages: popularPackages(params), ms: Date.now() - started, vulndb_ms: vulndbMs, rescore: rescored,
@@ -203,7 +203,7 @@ export const devRouter = createRouter()
   })
   .openapi(rescore, async (c) => {
     const { projectId } = c.req.valid('query');
-    return c.json(await withProject<{ portfolios: string[]; subjects: number }>(c.env, projectId, (stub) => stub.benchRescore()), 200);
+    return c.json(await withProjectWork<{ portfolios: string[]; subjects: number }>(c.env, projectId, (stub) => stub.benchRescore()), 200);
   })
   .openapi(renderSample, async (c) => {
     const { format, entries } = c.req.valid('query');
@@ -218,7 +218,7 @@ export const devRouter = createRouter()
     const document = JSON.parse(text) as { components?: Record<string, unknown>[] };
     const rows = (document.components ?? []).map((raw, i) => ({ key: String(raw['bom-ref'] ?? raw.purl ?? i), name: String(raw.name ?? ''), data: raw }));
     const parseMs = performance.now() - started;
-    const insertMs = await projectStub(c.env, c.req.valid('query').projectId).analysisFloor(rows);
+    const insertMs = await withProjectWork<number>(c.env, c.req.valid('query').projectId, (stub) => stub.analysisFloor(rows));
     return c.json({ rows: rows.length, parseMs, insertMs }, 200);
   })
   .openapi(storageCeiling, async (c) => {

@@ -6,14 +6,16 @@ import type { JsonObject } from '../../lib/json';
 import { changerOf } from '../../lib/context';
 import { createRouter } from '../../lib/router';
 import { withProject } from '../../project/client';
+import { retentionEnded } from '../../project/erasure';
 import type { DocumentFormat } from '../../render/model';
 import { TEMPLATES } from '../../render/templates';
 import type { Env } from '../../env';
 import * as routes from './reports.routes';
 import { exportProvenance, recordOf, regenerateReport, renderedOf, type ReportRecord } from './reports.service';
 
-/** The stored document, or 404 when it is gone from storage (a deleted project's retention ended). */
+/** The stored document, or 404 when it is gone from storage (its survey's or its project's retention ended). */
 async function documentOf(env: Env, record: ReportRecord): Promise<R2ObjectBody> {
+  if (retentionEnded(record.survey)) throw notFound('The report\'s data was removed: its survey was deleted and its retention period ended.');
   const object = await env.BUNDLES.get(record.report.blobKey);
   if (!object) throw notFound('The report\'s document is no longer stored.');
   return object;

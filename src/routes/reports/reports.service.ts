@@ -9,6 +9,7 @@ import { withProject } from '../../project/client';
 import type { DocumentRow } from '../../project/documents';
 import type { JobRow } from '../../project/jobs';
 import type { ReportRow } from '../../project/reports';
+import type { Changed } from '../../project/surveys';
 import type { DocumentFormat } from '../../render/model';
 import { TEMPLATES } from '../../render/templates';
 import type { EXPORT_FORMATS } from './reports.schemas';
@@ -52,9 +53,12 @@ export async function exportProvenance(env: Env, projectId: string, reportId: st
   };
 }
 
-/** Asks for a new version of the report (a survey's: a new survey reusing the analysis) and records `report.regenerated`. */
+/**
+ * Asks for a new version of the report (a survey's: a new survey reusing the analysis) and records
+ * `report.regenerated`; a repeat of an Idempotency-Key answers the first answer and records nothing.
+ */
 export async function regenerateReport(env: Env, by: Changer, input: { reportId: string; idempotencyKey?: string }): Promise<{ job_id: string; supersedes: string }> {
-  const answer = await withProject<{ job_id: string; supersedes: string }>(env, by.projectId, (stub) => stub.regenerateReport(input));
-  await recordChange(env, by, 'report.regenerated', { reportId: input.reportId, surveyId: answer.job_id, supersedes: answer.supersedes });
+  const { answer, changed } = await withProject<Changed<{ job_id: string; supersedes: string }>>(env, by.projectId, (stub) => stub.regenerateReport(input));
+  if (changed) await recordChange(env, by, 'report.regenerated', { reportId: input.reportId, surveyId: answer.job_id, supersedes: answer.supersedes });
   return answer;
 }
