@@ -45,7 +45,7 @@ function countedDb<T extends D1Database | D1DatabaseSession>(db: T, tally: Tally
 
 export function countD1Queries(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.env.DEV_SECRET) return next();
+    if (!c.env.DEV_SECRET || !c.env.DB) return next();
     const tally: Tally = { queries: 0 };
     c.env = { ...c.env, DB: countedDb(c.env.DB, tally) };
     await next();
