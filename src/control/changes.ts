@@ -14,6 +14,9 @@ export interface Changer {
   traceId: string;
 }
 
+/** A handler's caller changing a project's data (`c.var`: who calls, and the request's id). */
+export const changerOf = (vars: { principal: Principal; requestId: string }, projectId: string): Changer => ({ principal: vars.principal, projectId, traceId: vars.requestId });
+
 /** Records a change to the project's data in the activity log, by whoever made it. */
 export const recordChange = (env: Env, by: Changer, action: ActivityAction, data: JsonObject) =>
   recordActivity(controlDb(env.DB), { orgId: by.principal.orgId, projectId: by.projectId, actor: by.principal, action, data, traceId: by.traceId });

@@ -1,9 +1,7 @@
 // The request context every handler sees: bindings plus what the middleware established.
-import type { Context } from 'hono';
 import type { Env } from '../env';
 import type { AccessCache } from '../auth/access-cache';
 import type { Principal } from '../auth/principal';
-import type { Changer } from '../control/changes';
 
 export interface AppEnv {
   Bindings: Env;
@@ -17,5 +15,3 @@ export interface AppEnv {
   };
 }
 
-/** A handler's caller changing a project's data, for the change's activity entry. */
-export const changerOf = (c: Context<AppEnv>, projectId: string): Changer => ({ principal: c.var.principal, projectId, traceId: c.var.requestId });

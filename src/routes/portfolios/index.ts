@@ -1,7 +1,7 @@
 // Portfolios (spec 4.1): thin handlers over the project object and portfolios.service.ts.
 import type { JsonObject } from '../../lib/json';
 import { createRouter } from '../../lib/router';
-import { changerOf } from '../../lib/context';
+import { changerOf } from '../../control/changes';
 import { withPortfolioData } from '../../project/client';
 import { addPortfolioMember, createPortfolio, deletePortfolio, rankAnswer, removePortfolioMember, simulate, stateAnswer, updatePortfolio } from './portfolios.service';
 import { acceptsGzip, jsonAnswer } from '../../lib/answers';
@@ -16,7 +16,7 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.createPortfolio, async (c) => {
     const { projectId } = c.req.valid('param');
-    return c.json(await createPortfolio(c.env, changerOf(c, projectId), c.req.valid('json')) as never, 201);
+    return c.json(await createPortfolio(c.env, changerOf(c.var, projectId), c.req.valid('json')) as never, 201);
   })
   .openapi(routes.getPortfolio, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
@@ -24,11 +24,11 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.updatePortfolio, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    return c.json(await updatePortfolio(c.env, changerOf(c, projectId), portfolioId, c.req.valid('json')) as never, 200);
+    return c.json(await updatePortfolio(c.env, changerOf(c.var, projectId), portfolioId, c.req.valid('json')) as never, 200);
   })
   .openapi(routes.deletePortfolio, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    await deletePortfolio(c.env, changerOf(c, projectId), portfolioId);
+    await deletePortfolio(c.env, changerOf(c.var, projectId), portfolioId);
     return c.body(null, 204);
   })
   .openapi(routes.portfolioHistory, async (c) => {
@@ -42,12 +42,12 @@ export const portfoliosRouter = createRouter()
   })
   .openapi(routes.addMember, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');
-    return c.json(await addPortfolioMember(c.env, changerOf(c, projectId), portfolioId, c.req.valid('json')) as never, 200);
+    return c.json(await addPortfolioMember(c.env, changerOf(c.var, projectId), portfolioId, c.req.valid('json')) as never, 200);
   })
   .openapi(routes.removeMember, async (c) => {
     const { projectId, portfolioId, value } = c.req.valid('param');
     const { type } = c.req.valid('query');
-    return c.json(await removePortfolioMember(c.env, changerOf(c, projectId), portfolioId, { type, value }) as never, 200);
+    return c.json(await removePortfolioMember(c.env, changerOf(c.var, projectId), portfolioId, { type, value }) as never, 200);
   })
   .openapi(routes.rank, async (c) => {
     const { projectId, portfolioId } = c.req.valid('param');

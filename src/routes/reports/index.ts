@@ -3,7 +3,7 @@ import { recordActivity } from '../../control/activity';
 import { controlDb } from '../../control/db';
 import { invalidParameter, notFound } from '../../lib/errors';
 import type { JsonObject } from '../../lib/json';
-import { changerOf } from '../../lib/context';
+import { changerOf } from '../../control/changes';
 import { createRouter } from '../../lib/router';
 import { withProject } from '../../project/client';
 import { retentionEnded } from '../../project/erasure';
@@ -123,5 +123,5 @@ export const reportsRouter = createRouter()
   })
   .openapi(routes.regenerateReport, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
-    return c.json(await regenerateReport(c.env, changerOf(c, projectId), { reportId: jobId, idempotencyKey: c.req.valid('header')['idempotency-key'] }), 202);
+    return c.json(await regenerateReport(c.env, changerOf(c.var, projectId), { reportId: jobId, idempotencyKey: c.req.valid('header')['idempotency-key'] }), 202);
   });

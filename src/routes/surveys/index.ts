@@ -1,6 +1,6 @@
 // Surveys (spec 4.8) and survey deletion (4.9): thin handlers over the project object.
 import { recordActivity } from '../../control/activity';
-import { changerOf } from '../../lib/context';
+import { changerOf } from '../../control/changes';
 import { controlDb } from '../../control/db';
 import { ApiError } from '../../lib/errors';
 import { createRouter } from '../../lib/router';
@@ -41,13 +41,13 @@ export const surveysRouter = createRouter()
     const { projectId, surveyId } = c.req.valid('param');
     // No body at all means "reports only"; `{}` repeats the analysis too (spec 4.8 rule 3).
     const skipAnalyze = hasBody(c.req.raw) ? (c.req.valid('json').skipAnalyze ?? false) : true;
-    return c.json(await regenerateSurvey(c.env, changerOf(c, projectId), { idempotencyKey: c.req.valid('header')['idempotency-key'], surveyId, skipAnalyze }), 201);
+    return c.json(await regenerateSurvey(c.env, changerOf(c.var, projectId), { idempotencyKey: c.req.valid('header')['idempotency-key'], surveyId, skipAnalyze }), 201);
   })
   .openapi(routes.deleteSurvey, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
-    return c.json(await deleteSurvey(c.env, changerOf(c, projectId), jobId), 200);
+    return c.json(await deleteSurvey(c.env, changerOf(c.var, projectId), jobId), 200);
   })
   .openapi(routes.restoreSurvey, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
-    return c.json(await restoreSurvey(c.env, changerOf(c, projectId), jobId), 200);
+    return c.json(await restoreSurvey(c.env, changerOf(c.var, projectId), jobId), 200);
   });
