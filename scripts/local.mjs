@@ -68,7 +68,7 @@ export function wrangler(args, { quiet = true } = {}) {
  * command line. With `pipe` (and not `inherit`), the child's stdout and stderr are pipes the caller
  * must read (wrangler logs the .eml file of each email sent there), else they fill and wrangler stalls.
  */
-export function startWranglerDev({ port, persistTo, inherit = false, group = false, inspectorPort = null, vars = {}, extraArgs = [], pipe = false }) {
+export function startWranglerDev({ port, persistTo, inherit = false, group = false, inspectorPort = null, vars = {}, extraArgs = [], pipe = false, asPerson = false }) {
   // --test-scheduled: GET /__scheduled runs the daily cron locally (the demo takes its first snapshot so).
   const args = ['dev', '--port', String(port), '--ip', '127.0.0.1', '--show-interactive-dev-session=false', '--test-scheduled'];
   if (persistTo) args.push('--persist-to', persistTo);
@@ -76,7 +76,11 @@ export function startWranglerDev({ port, persistTo, inherit = false, group = fal
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`);
   args.push(...extraArgs);
   const stdio = inherit ? 'inherit' : pipe ? ['ignore', 'pipe', 'pipe'] : 'ignore';
-  return spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env: quietEnv, stdio, detached: group });
+  // asPerson: as `npm run dev` starts it, without a test runner's NODE_ENV=test (with it, miniflare
+  // never fetches the cf object, so a test would not see what a person's first run prints).
+  const env = { ...quietEnv };
+  if (asPerson && env.NODE_ENV === 'test') delete env.NODE_ENV;
+  return spawn(process.execPath, [wranglerBin, ...args], { cwd: root, env, stdio, detached: group });
 }
 
 /**

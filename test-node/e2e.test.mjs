@@ -28,11 +28,16 @@ async function call(method, p, body, token = session) {
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
+/** Everything wrangler dev printed. */
+let serverOutput = '';
+
 beforeAll(async () => {
   persistTo = await tempDir();
   ensureDevVars();
   await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
-  server = startWranglerDev({ port: PORT, persistTo });
+  server = startWranglerDev({ port: PORT, persistTo, pipe: true, asPerson: true });
+  // What a person running the service sees in their terminal (read by the last test).
+  for (const stream of [server.stdout, server.stderr]) stream?.on('data', (chunk) => { serverOutput += chunk; });
   await waitForService(BASE);
   const demo = await devCall(BASE, '/api/v1/dev/seed');
   project = demo.projectId;
@@ -165,5 +170,12 @@ describe('the OpenAPI document under wrangler dev', () => {
     expect(script.headers.get('content-type')).toMatch(/javascript/);
     expect(script.headers.get('x-content-type-options')).toBe('nosniff');
     expect((await script.text()).length).toBeGreaterThan(3_000_000);
+  });
+});
+
+describe('a first run prints no error', () => {
+  it('wrangler dev does not try to fetch the cf object (offline: ENOTFOUND) nor warn about CIMD', () => {
+    expect(serverOutput).toMatch(/Ready on/);
+    expect(serverOutput).not.toMatch(/ENOTFOUND|workers\.cloudflare\.com|CIMD/);
   });
 });
