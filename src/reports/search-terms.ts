@@ -7,11 +7,15 @@
 import { curveNames, curveOf } from '../analysis/crypto/registry';
 import type { JsonObject } from '../lib/json';
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * Case folding for every script: compatibility forms unified (NFKC), then upper- and lower-cased,
  * which folds what lower-casing alone does not (`ß` and `SS`, `ς` and `Σ`).
  */
-export const foldCase = (text: string): string => text.normalize('NFKC').toUpperCase().toLowerCase();
+export const foldCase = (text: string): string =>
+  // ASCII folds by lower-casing alone (and NFKC leaves it as it is): most names are ASCII.
+  ASCII.test(text) ? text.toLowerCase() : text.normalize('NFKC').toUpperCase().toLowerCase();
 
 /** A folded name without its separators: `sha-256` and `sha256`, `aes128-gcm` and `aes-128-gcm` meet. */
 export const compactName = (folded: string): string => folded.replace(/[\s\-_./:,;()[\]"']+/g, '');
@@ -35,30 +39,56 @@ const SYNONYMS: readonly (readonly string[])[] = [
 ];
 const SYNONYM_COMPACT = SYNONYMS.map((group) => group.map((name) => compactName(foldCase(name))));
 
+/** Fields naming an algorithm or curve, whose aliases count too (bom-refs, keys and package URLs have none). */
+const ALIASED_FIELDS = new Set(['name', 'seen', 'algorithm', 'curve', 'parameterSetIdentifier']);
+
+/** Every registry curve name holds digits (P-256, secp256r1, x25519, sm2p256v1, FRP256v1): a word without one is none. */
+const DIGIT = /\d/;
+
 /** Names of what a text mentions that it does not spell out: another curve name, a SHA-2 spelling, a synonym. */
 function aliasesOf(text: string): string[] {
   const found: string[] = [];
-  const compact = compactName(foldCase(text));
+  const folded = foldCase(text);
+  const compact = compactName(folded);
   SYNONYM_COMPACT.forEach((group, i) => {
     if (group.some((name) => compact.includes(name))) found.push(...SYNONYMS[i]!);
   });
   // SHA-256 is also written SHA2-256, SHA-2-256 and SHA256; SHA3 names are spelled out already.
-  for (const m of foldCase(text).matchAll(/sha(?:2)?[-_ ]?(224|256|384|512(?:\/2(?:24|56))?)/g)) found.push(`SHA-${m[1]}`, `SHA2-${m[1]}`);
+  if (folded.includes('sha')) for (const m of folded.matchAll(/sha(?:2)?[-_ ]?(224|256|384|512(?:\/2(?:24|56))?)/g)) found.push(`SHA-${m[1]}`, `SHA2-${m[1]}`);
+  if (!DIGIT.test(text)) return found;
   for (const token of text.split(/[\s,;()/"]+/)) {
+    if (!DIGIT.test(token)) continue;
     const parts = token.split(/[-_]/);
     const candidates = [token, ...parts, ...parts.slice(1).map((part, i) => `${parts[i]}-${part}`)];
     for (const candidate of candidates) {
-      const curve = candidate.length >= 4 ? curveOf(candidate) : undefined;
+      const curve = candidate.length >= 4 && DIGIT.test(candidate) ? curveOf(candidate) : undefined;
       if (curve?.inRegistry) found.push(...curveNames(curve.registry));
     }
   }
   return found;
 }
 
-function collect(data: JsonObject, names: string[], depth = 0): void {
+// Reports repeat a few hundred algorithm names over thousands of entries: each is expanded once.
+const aliasMemo = new Map<string, string[]>();
+const ALIAS_MEMO_SIZE = 5_000;
+
+function memoAliases(text: string): string[] {
+  let found = aliasMemo.get(text);
+  if (!found) {
+    if (aliasMemo.size >= ALIAS_MEMO_SIZE) aliasMemo.clear();
+    found = aliasesOf(text);
+    aliasMemo.set(text, found);
+  }
+  return found;
+}
+
+/** Collects the entry's names: `names` every one, `aliased` those naming an algorithm or curve. */
+function collect(data: JsonObject, names: string[], aliased: string[], depth = 0): void {
   for (const field of NAME_FIELDS) {
     const value = data[field];
-    if (typeof value === 'string' && value) names.push(value);
+    if (typeof value !== 'string' || !value) continue;
+    names.push(value);
+    if (ALIASED_FIELDS.has(field)) aliased.push(value);
   }
   for (const field of NAME_LISTS) {
     const value = data[field];
@@ -67,7 +97,7 @@ function collect(data: JsonObject, names: string[], depth = 0): void {
   if (depth >= 2) return;
   for (const field of NESTED) {
     const value = data[field];
-    if (value && typeof value === 'object' && !Array.isArray(value)) collect(value as JsonObject, names, depth + 1);
+    if (value && typeof value === 'object' && !Array.isArray(value)) collect(value as JsonObject, names, aliased, depth + 1);
   }
 }
 
@@ -86,14 +116,19 @@ export interface SearchableEntry {
  */
 export function searchTerms(entry: SearchableEntry): string {
   const names = [entry.name, entry.key, ...(entry.purl ? [entry.purl] : [])];
-  collect(entry.data, names);
+  const aliased = [entry.name];
+  collect(entry.data, names, aliased);
   const lines = new Set<string>();
-  for (const name of [...names, ...names.flatMap(aliasesOf)]) {
-    const folded = foldCase(name.replace(/\n/g, ' '));
+  const fold = (text: string) => foldCase(text.replace(/\n/g, ' '));
+  for (const name of new Set(names)) lines.add(fold(name));
+  // Algorithm and curve names are also kept without separators, with their aliases: `SHA1` finds `SHA-1`.
+  const named = [...new Set(aliased)];
+  for (const name of new Set([...named, ...named.flatMap(memoAliases)])) {
+    const folded = fold(name);
     lines.add(folded);
     lines.add(compactName(folded));
   }
-  if (entry.explanation) lines.add(foldCase(entry.explanation.replace(/\n/g, ' ')));
+  if (entry.explanation) lines.add(fold(entry.explanation));
   lines.delete('');
   return [...lines].join('\n');
 }
