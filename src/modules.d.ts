@@ -9,3 +9,13 @@ declare module '*.md' {
   const markdown: string;
   export default markdown;
 }
+
+// workerd's node:crypto (nodejs_compat flag): the synchronous SHA-256 that fingerprints a key's value
+// (which is never kept) and shortens certificate identities while a document is read.
+declare module 'node:crypto' {
+  interface Hash {
+    update(data: string): Hash;
+    digest(encoding: 'hex'): string;
+  }
+  export function createHash(algorithm: 'sha256'): Hash;
+}

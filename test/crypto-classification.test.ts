@@ -100,10 +100,19 @@ describe('the sections, dates and CNSA 2.0 verdicts issue 8 names', () => {
     ['HMAC-SHA-1: disallowed after 2030', 'HmacSHA1', DEPRECATED_2030],
     ['2TDEA encryption: disallowed since 2015', 'DES-EDE-CBC', TDEA2_2015],
     ['3TDEA encryption: disallowed since 2023', 'DES-EDE3-CBC', TDEA3_2023],
-    ['MD5: never approved, no date', 'MD5', null],
+    // Issue 20: every red algorithm has its date; broken ones the date of the rule that disallowed them.
+    ['MD5: under 112 bits, disallowed since 2013 (SP 800-131A)', 'MD5', DISALLOWED_2013],
+    ['DES: withdrawn 2005', 'DES', '2005-05-19'],
+    ['RC4: under 112 bits, disallowed since 2013', 'RC4', DISALLOWED_2013],
+    ['Skipjack encryption: disallowed since 2010', 'Skipjack', '2010-12-31'],
+    ['ECB: disallowed for encryption by SP 800-131A Rev. 3 ipd', 'AES-128-ECB', '2024-10-21'],
     ['ML-KEM-768: no date', 'ML-KEM-768', null],
   ])('%s', (_title, name, deadline) => {
     expect(judge({ name }).deadline).toBe(deadline);
+  });
+
+  it('every red row of the table, and every red protocol row, has a date (issue 20: MD5 is in the overdue count as DES is)', () => {
+    for (const row of [...CLASSIFICATION_TABLE, ...PROTOCOL_TABLE].filter((r) => r.section === 'red')) expect(row.deadline, row.id).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
   it('CNSA 2.0 approves AES-256, SHA-384/512, ML-KEM-1024, ML-DSA-87, LMS and XMSS only', () => {
@@ -197,7 +206,7 @@ describe('cipher suites and compound names', () => {
   it('judges a suite or a PBE scheme by its worst part', () => {
     expect(judge({ name: 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256' }).section).toBe('red');
     expect(judge({ name: 'TLS_AES_128_GCM_SHA256' })).toMatchObject({ section: 'green', reasons: ['cipher: AES-128-GCM (green)', 'prf: HKDF-SHA256 (green)'] });
-    expect(judge({ name: 'TLS_RSA_WITH_RC4_128_MD5' })).toMatchObject({ section: 'red', deadline: null });
+    expect(judge({ name: 'TLS_RSA_WITH_RC4_128_MD5' })).toMatchObject({ section: 'red', deadline: DISALLOWED_2013 });
     expect(pbeParts('PBEWithMD5AndDES')).toEqual([{ role: 'key derivation', name: 'PBKDF1-MD5' }, { role: 'cipher', name: 'DES' }]);
     expect(judge({ name: 'PBEWithHmacSHA256AndAES_256' }).section).toBe('green');
     expect(judge({ name: 'PBEWithMD5AndTripleDES' }).section).toBe('red');
@@ -219,9 +228,9 @@ describe('certificates, protocols, keys and observations', () => {
     expect(entry.explanation).toMatch(/^shop\.example: RSA-2048 \(key\) decides\. RSA-2048 gives 112 bits/);
   });
 
-  it('a self-signed certificate signs with its own key: the signature takes the key size', () => {
+  it('a self-signed certificate is a trust anchor: its key decides, its own signature is shown but not checked (issue 20)', () => {
     const entry = classifyAsset(cert({ subjectName: 'CN=Root', issuerName: 'CN = Root', signatureAlgorithmRef: 'SHA256withRSA', subjectPublicKeyRef: 'key-4096' }), refs(sig, rsa, key(4096)));
-    expect(entry).toMatchObject({ section: 'red', rule: 'rsa-128', deadline: DISALLOWED_2035, reasons: ['signature: RSA-4096-SHA256 (red)', 'key: RSA-4096 (red)'] });
+    expect(entry).toMatchObject({ section: 'red', rule: 'rsa-128', deadline: DISALLOWED_2035, trustAnchor: true, reasons: ['signature: RSA-SHA256 (not checked: a trust anchor\'s own signature)', 'key: RSA-4096 (red)'] });
     expect(entry.cnsa2).toMatchObject({ approved: false, deadline: CNSA2_EXCLUSIVE });
   });
 
@@ -250,7 +259,7 @@ describe('certificates, protocols, keys and observations', () => {
   });
 
   it('TLS before 1.2 and SSL are red whatever their suites; TLS 1.2 with nothing stated has a classical key exchange', () => {
-    expect(tls({ type: 'tls', version: '1.0', cipherSuites: [{ name: 'TLS_AES_256_GCM_SHA384' }] })).toMatchObject({ section: 'red', rule: 'tls-before-1.2', deadline: null });
+    expect(tls({ type: 'tls', version: '1.0', cipherSuites: [{ name: 'TLS_AES_256_GCM_SHA384' }] })).toMatchObject({ section: 'red', rule: 'tls-before-1.2', deadline: '2019-08-29' });
     expect(classifyAsset({ name: 'SSLv3', assetType: 'protocol', protocol: {} }, refs())).toMatchObject({ name: 'SSL 3', section: 'red', rule: 'ssl' });
     expect(tls({ type: 'tls', version: '1.2' })).toMatchObject({ section: 'red', rule: 'tls-1.2-classical-key-exchange', quantumVulnerable: true });
     expect(tls({ type: 'tls', version: '1.3' })).toMatchObject({ section: 'unclassified' });

@@ -1,4 +1,5 @@
 // Maps raw CycloneDX component objects (as parsed, untrusted) onto the reader's plain types.
+import { createHash } from 'node:crypto';
 import { PackageURL } from 'packageurl-js';
 import {
   CRYPTO_ASSET_TYPES,
@@ -11,6 +12,8 @@ import {
   type Dependency,
   type Hash,
   type MetadataComponent,
+  type Occurrence,
+  type Property,
   type ProtocolProperties,
   type RelatedCryptoMaterialProperties,
 } from './types';
@@ -124,6 +127,19 @@ function related(properties: Raw, type: string): string | undefined {
   return undefined;
 }
 
+/** Text cut to `max` characters: a document may say anything, a stored row stays small. */
+const clip = (value: unknown, max: number): string | undefined => text(value)?.slice(0, max);
+const boolean = (value: unknown) => (typeof value === 'boolean' ? value : undefined);
+const whole = (value: unknown) => { const n = number(value); return n !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined; };
+
+/** A `{alg, content}` hash as the document gave it. */
+function hashOf(value: unknown): Hash | undefined {
+  const h = record(value);
+  const alg = text(h?.alg);
+  const content = text(h?.content);
+  return alg && content ? { alg, content: content.slice(0, 256) } : undefined;
+}
+
 function algorithm(p: Raw): AlgorithmProperties | undefined {
   return compact<AlgorithmProperties>({
     primitive: text(p.primitive),
@@ -141,6 +157,14 @@ function algorithm(p: Raw): AlgorithmProperties | undefined {
   });
 }
 
+/** 1.7 `certificateExtensions`: whether basicConstraints says CA:TRUE. */
+function isCa(p: Raw): boolean | undefined {
+  if (!Array.isArray(p.certificateExtensions)) return undefined;
+  const basic = p.certificateExtensions.map(record).find((e) => e?.commonExtensionName === 'basicConstraints');
+  const value = text(basic?.commonExtensionValue);
+  return value ? /\bCA\s*:\s*TRUE\b/i.test(value) : undefined;
+}
+
 function certificate(p: Raw): CertificateProperties | undefined {
   return compact<CertificateProperties>({
     subjectName: text(p.subjectName),
@@ -152,6 +176,8 @@ function certificate(p: Raw): CertificateProperties | undefined {
     certificateFormat: text(p.certificateFormat),
     certificateFileExtension: text(p.certificateFileExtension) ?? text(p.certificateExtension),
     serialNumber: text(p.serialNumber),
+    fingerprint: hashOf(p.fingerprint),
+    ca: isCa(p),
   });
 }
 
@@ -163,21 +189,34 @@ function protocol(p: Raw): ProtocolProperties | undefined {
         .map((s) => compact<CipherSuite>({ name: text(s.name), algorithms: texts(s.algorithms), identifiers: texts(s.identifiers) }))
         .filter((s): s is CipherSuite => s !== undefined)
     : [];
+  const ike = record(p.ikev2TransformTypes) ?? {};
   return compact<ProtocolProperties>({
     type: text(p.type),
     version: text(p.version),
     cipherSuites: suites.length ? suites : undefined,
     cryptoRefs: texts(p.cryptoRefArray),
+    ikev2: compact({ encr: texts(ike.encr), prf: texts(ike.prf), integ: texts(ike.integ), ke: texts(ike.ke), auth: texts(ike.auth), esn: boolean(ike.esn) }),
   });
 }
 
+/** SHA-256 of a key's value as the document wrote it: it stands in for the value, which is never kept. */
+const valueFingerprint = (value: unknown): Hash | undefined => (text(value) ? { alg: 'SHA-256', content: createHash('sha256').update(String(value)).digest('hex') } : undefined);
+
 function relatedCryptoMaterial(p: Raw): RelatedCryptoMaterialProperties | undefined {
+  const securedBy = record(p.securedBy) ?? {};
   return compact<RelatedCryptoMaterialProperties>({
     type: text(p.type),
     size: number(p.size),
     algorithmRef: text(p.algorithmRef) ?? related(p, 'algorithm'),
     format: text(p.format),
     state: text(p.state),
+    id: clip(p.id, 256),
+    creationDate: text(p.creationDate),
+    activationDate: text(p.activationDate),
+    updateDate: text(p.updateDate),
+    expirationDate: text(p.expirationDate),
+    securedBy: compact({ mechanism: clip(securedBy.mechanism, 256), algorithmRef: text(securedBy.algorithmRef) }),
+    fingerprint: hashOf(p.fingerprint) ?? valueFingerprint(p.value),
   });
 }
 
@@ -188,38 +227,83 @@ function occurrences(raw: Raw): number | undefined {
 
 /** How many evidence locations a crypto asset keeps (the count says how many there were). */
 export const KEPT_LOCATIONS = 20;
+/** How many of a crypto asset's `properties` are kept, and how long a kept text may be. */
+export const KEPT_PROPERTIES = 50;
+const MAX_TEXT = 1024;
+const MAX_CONTEXT = 256;
 
-/** The first evidence locations as `path:line` (or the path alone), for a developer to find the use. */
-function locations(raw: Raw): string[] | undefined {
+/** The first evidence occurrences as the document gave them (long paths and contexts cut). */
+function evidence(raw: Raw): Occurrence[] | undefined {
   const list = record(raw.evidence)?.occurrences;
   if (!Array.isArray(list)) return undefined;
   const kept = list.slice(0, KEPT_LOCATIONS).map(record).filter((o): o is Raw => Boolean(text(o?.location)))
-    .map((o) => (number(o.line) !== undefined ? `${o.location}:${o.line}` : String(o.location)));
+    .map((o) => compact<Occurrence>({
+      location: clip(o.location, MAX_TEXT)!, line: whole(o.line), offset: whole(o.offset), symbol: clip(o.symbol, MAX_CONTEXT), additionalContext: clip(o.additionalContext, MAX_CONTEXT),
+    })!);
   return kept.length ? kept : undefined;
+}
+
+/** `path:line` (or the path alone) of each kept occurrence, for a developer to find the use. */
+const locationsOf = (kept: Occurrence[] | undefined) => kept?.map((o) => (o.line !== undefined ? `${o.location}:${o.line}` : o.location));
+
+function properties(raw: Raw): Property[] | undefined {
+  if (!Array.isArray(raw.properties)) return undefined;
+  const list = raw.properties.slice(0, KEPT_PROPERTIES).map(record).filter((p): p is Raw => Boolean(text(p?.name)))
+    .map((p) => compact<Property>({ name: clip(p.name, MAX_CONTEXT)!, value: clip(p.value, MAX_TEXT) })!);
+  return list.length ? list : undefined;
+}
+
+/** The common name of a distinguished name ("CN = www.google.com", "C=US, O=Org, CN=CA 1"), if it has one. */
+export function commonName(dn: string | undefined): string | undefined {
+  const cn = dn ? /(?:^|[,;/+])\s*CN\s*=\s*((?:\\.|[^,;/+])+)/i.exec(dn)?.[1]?.trim() : undefined;
+  return cn || undefined;
+}
+
+/**
+ * What a person calls a certificate: its own name, else the subject's common name (or the whole
+ * subject), else where it was found with its validity; never an internal hash.
+ */
+function certificateName(raw: Raw, p: CertificateProperties | undefined, kept: Occurrence[] | undefined): string {
+  const own = text(raw.name);
+  if (own && own !== text(raw['bom-ref'])) return own;
+  const subject = commonName(p?.subjectName) ?? p?.subjectName;
+  if (subject) return subject;
+  const valid = p?.notValidBefore && p.notValidAfter ? ` (valid ${p.notValidBefore.slice(0, 10)} to ${p.notValidAfter.slice(0, 10)})` : '';
+  return kept?.length ? `certificate in ${kept[0]!.location}${valid}` : `unnamed certificate${valid}`;
 }
 
 /** A `cryptographic-asset` component, or null without a known `cryptoProperties.assetType`. */
 export function toCryptoAsset(raw: Raw, stats: MappingStats): CryptoAsset | null {
-  const properties = record(raw.cryptoProperties);
-  const assetType = properties?.assetType;
-  const name = text(raw.name) ?? text(raw['bom-ref']);
-  if (!properties || !name || !CRYPTO_ASSET_TYPES.includes(assetType as CryptoAssetType)) {
+  const properties_ = record(raw.cryptoProperties);
+  const assetType = properties_?.assetType;
+  if (!properties_ || !CRYPTO_ASSET_TYPES.includes(assetType as CryptoAssetType)) {
     stats.skippedComponents++;
     return null;
   }
-  const section = (key: string) => record(properties[key]) ?? {};
+  const section = (key: string) => record(properties_[key]) ?? {};
+  const cert = assetType === 'certificate' ? certificate(section('certificateProperties')) : undefined;
+  const kept = evidence(raw);
+  const name = assetType === 'certificate' ? certificateName(raw, cert, kept) : text(raw.name) ?? text(raw['bom-ref']);
+  if (!name) {
+    stats.skippedComponents++;
+    return null;
+  }
   return compact<CryptoAsset>({
     bomRef: text(raw['bom-ref']),
     name,
     assetType: assetType as CryptoAssetType,
-    oid: text(properties.oid),
+    oid: text(properties_.oid),
     algorithm: assetType === 'algorithm' ? algorithm(section('algorithmProperties')) : undefined,
-    certificate: assetType === 'certificate' ? certificate(section('certificateProperties')) : undefined,
+    certificate: cert,
     protocol: assetType === 'protocol' ? protocol(section('protocolProperties')) : undefined,
     relatedCryptoMaterial:
       assetType === 'related-crypto-material' ? relatedCryptoMaterial(section('relatedCryptoMaterialProperties')) : undefined,
     occurrences: occurrences(raw),
-    locations: locations(raw),
+    locations: locationsOf(kept),
+    description: clip(raw.description, 4 * MAX_TEXT),
+    version: clip(raw.version, MAX_CONTEXT),
+    evidence: kept,
+    properties: properties(raw),
   })!;
 }
 

@@ -5,11 +5,13 @@
 import type { JsonObject } from '../lib/json';
 import type { AnalysisRow, FindingRow } from '../project/analysis-store';
 import type { Component, CryptoAsset, Dependency, Observation } from './types';
-import { classifyAsset, classifyObservation } from './crypto/classify';
+import { classifyObservation } from './crypto/classify';
 import { packageOf } from './vulns/ecosystem';
 import { matchPackage } from './vulns/match';
 import { packageKey } from './vulns/osv';
 import type { OsvRecord, PackageKey } from './vulns/osv-types';
+
+export { AssetLinks, cryptoFindings } from './crypto-findings';
 
 /** What matching needs of a stored component. */
 type ComponentRow = Pick<AnalysisRow, 'key' | 'name' | 'purl' | 'version'>;
@@ -170,29 +172,6 @@ export class ProviderGraph {
     }
     return answer;
   }
-}
-
-/**
- * Classifies a survey's crypto assets; certificates and keys look their algorithms up by bom-ref.
- * `providedBy` (by row key, from ProviderGraph) names the library each asset is used through.
- */
-export function cryptoFindings(assets: AnalysisRow[], providedBy: Map<string, ProvidedBy | null> = new Map()): FindingRow[] {
-  const byRef = new Map<string, CryptoAsset>();
-  for (const row of assets) {
-    const asset = row.data as unknown as CryptoAsset;
-    if (asset.bomRef) byRef.set(asset.bomRef, asset);
-  }
-  return assets.map((row) => {
-    const asset = row.data as unknown as CryptoAsset;
-    const entry = classifyAsset(asset, { byRef });
-    return {
-      key: row.key, name: entry.name, purl: null, version: null,
-      data: {
-        ...entry, key: row.key, bom_ref: asset.bomRef ?? null, occurrences: asset.occurrences ?? null, locations: asset.locations ?? [], seen_in: row.data.source ?? null,
-        provided_by: providedBy.get(row.key) ?? null,
-      } as unknown as JsonObject,
-    };
-  });
 }
 
 /** Classifies one runtime observation; the entry counts how often the use was observed. */

@@ -45,6 +45,21 @@ export interface AlgorithmProperties {
   certificationLevel?: string[];
 }
 
+/** One evidence occurrence as the document gave it (CycloneDX `evidence.occurrences[]`). */
+export interface Occurrence {
+  location: string;
+  line?: number;
+  offset?: number;
+  symbol?: string;
+  additionalContext?: string;
+}
+
+/** A CycloneDX `properties[]` entry (name and value). */
+export interface Property {
+  name: string;
+  value?: string;
+}
+
 export interface CertificateProperties {
   subjectName?: string;
   issuerName?: string;
@@ -59,6 +74,10 @@ export interface CertificateProperties {
   certificateFileExtension?: string;
   /** 1.7 only. */
   serialNumber?: string;
+  /** 1.7 `fingerprint`: what identifies the certificate across files. */
+  fingerprint?: Hash;
+  /** 1.7 `certificateExtensions` basicConstraints says CA:TRUE. */
+  ca?: boolean;
 }
 
 export interface CipherSuite {
@@ -73,6 +92,8 @@ export interface ProtocolProperties {
   cipherSuites?: CipherSuite[];
   /** bom-refs of the algorithms and materials the protocol uses (`cryptoRefArray`). */
   cryptoRefs?: string[];
+  /** IKEv2 transform types: bom-refs per transform (`encr`, `prf`, `integ`, `ke`, `auth`) and `esn`. */
+  ikev2?: { encr?: string[]; prf?: string[]; integ?: string[]; ke?: string[]; auth?: string[]; esn?: boolean };
 }
 
 export interface RelatedCryptoMaterialProperties {
@@ -82,6 +103,17 @@ export interface RelatedCryptoMaterialProperties {
   algorithmRef?: string;
   format?: string;
   state?: string;
+  id?: string;
+  creationDate?: string;
+  activationDate?: string;
+  updateDate?: string;
+  expirationDate?: string;
+  securedBy?: { mechanism?: string; algorithmRef?: string };
+  /**
+   * The document's fingerprint (1.7), else the SHA-256 of the key's `value`. The value itself is never
+   * kept: a secret must not reach a report, a document or a log.
+   */
+  fingerprint?: Hash;
 }
 
 /** A CycloneDX `cryptographic-asset` component (CBOM, CycloneDX 1.6/1.7). */
@@ -100,6 +132,13 @@ export interface CryptoAsset {
   locations?: string[];
   /** The bom-ref of the component it is nested in: the nearest enclosing one that has a bom-ref. */
   parentRef?: string;
+  /** What the document said beside the properties, kept for the `cbom` report. */
+  description?: string;
+  version?: string;
+  /** The first evidence occurrences as the document gave them (at most KEPT_LOCATIONS). */
+  evidence?: Occurrence[];
+  /** The component's `properties` (at most KEPT_PROPERTIES). */
+  properties?: Property[];
 }
 
 /**

@@ -6,7 +6,7 @@
 // crypto asset comes from the dependency rows (paged, only entries touching an asset kept) and the
 // components they name (looked up by bom-ref).
 import { BundleError } from '../analysis/bundle';
-import { cryptoFindings, packagedComponents, packagesOf, ProviderGraph, runtimeFinding, vulnFindings, type MatchMemo, type ProvidedBy } from '../analysis/findings';
+import { AssetLinks, cryptoFindings, packagedComponents, packagesOf, ProviderGraph, runtimeFinding, vulnFindings, type MatchMemo, type ProvidedBy } from '../analysis/findings';
 import type { Dependency } from '../analysis/types';
 import type { Env } from '../env';
 import type { AnalysisRow, ContentKind, FoundItem, SerializedRow } from '../project/analysis-store';
@@ -38,11 +38,11 @@ export async function deriveFindings(env: Env, message: AnalysisMessage, attempt
   const source = { surveyId: message.surveyId, attempt };
   const assets: AnalysisRow[] = [];
   for await (const page of analysisPages(env, message, source, 'crypto_asset')) {
-    assets.push(...page);
+    for (const row of page) assets.push(lean(row));
     if (assets.length > MAX_CRYPTO_ASSETS) throw new BundleError('archive_limits', `The bundle holds more than ${MAX_CRYPTO_ASSETS} cryptographic assets; split it into several surveys.`);
   }
-  const providers = await providersOf(env, message, source, assets);
-  for (const finding of cryptoFindings(assets, providers)) await stager.add({ kind: 'crypto_finding', source: String(finding.data.seen_in ?? ''), finding });
+  const { providers, links } = await graphOf(env, message, source, assets);
+  for (const finding of cryptoFindings(assets, providers, links)) await stager.add({ kind: 'crypto_finding', source: String(finding.data.seen_in ?? ''), finding });
   for await (const page of analysisPages(env, message, source, 'observation')) {
     for (const row of page) await stager.add({ kind: 'runtime_finding', source: String(row.data.source ?? ''), finding: runtimeFinding(row) });
   }
@@ -52,12 +52,25 @@ export async function deriveFindings(env: Env, message: AnalysisMessage, attempt
 /** Bom-refs per component lookup (the `analysisRows` RPC with `bomRefs`). */
 export const REFS_PER_LOOKUP = 500;
 
-/** Which library provides each of the attempt's crypto assets (by row key); nothing is read without assets. */
-export async function providersOf(env: Env, message: AnalysisMessage, source: { surveyId: string; attempt: number }, assets: AnalysisRow[]): Promise<Map<string, ProvidedBy | null>> {
+/** What classification does not read of an asset (the cbom report does): held for every asset at once, it would only take memory. */
+function lean(row: AnalysisRow): AnalysisRow {
+  const { evidence: _evidence, properties: _properties, description: _description, ...data } = row.data;
+  return { ...row, data };
+}
+
+/**
+ * What the documents' graph says about the attempt's crypto assets: which library provides each (by
+ * row key) and which assets each is tied to (by bom-ref). Nothing is read without assets.
+ */
+export async function graphOf(env: Env, message: AnalysisMessage, source: { surveyId: string; attempt: number }, assets: AnalysisRow[]) {
   const graph = new ProviderGraph(assets);
-  if (graph.empty) return new Map();
+  const links = new AssetLinks(assets);
+  if (graph.empty) return { providers: new Map<string, ProvidedBy | null>(), links: links.links() };
   for await (const page of analysisPages(env, message, source, 'dependency')) {
-    for (const row of page) graph.addDependency(row.data as unknown as Dependency);
+    for (const row of page) {
+      graph.addDependency(row.data as unknown as Dependency);
+      links.addDependency(row.data as unknown as Dependency);
+    }
   }
   const refs = graph.wantedRefs();
   for (let i = 0; i < refs.length; i += REFS_PER_LOOKUP) {
@@ -67,7 +80,7 @@ export async function providersOf(env: Env, message: AnalysisMessage, source: { 
     for (const row of page.rows) graph.addComponent(row);
     await yieldNow();
   }
-  return graph.providers();
+  return { providers: graph.providers(), links: links.links() };
 }
 
 /** The advisories of the components among a batch of found items, as finding items to stage with them. */

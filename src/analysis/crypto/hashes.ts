@@ -21,6 +21,8 @@ export function hashOf(text: string | undefined): Hash | undefined {
   if ((m = /^SHA-?512[/-](224|256)$/.exec(t))) return h('SHA-2', `SHA-512/${m[1]}`, Number(m[1]) / 2);
   if ((m = /^SHA-?2?-?(224|256|384|512)$/.exec(t))) return h('SHA-2', `SHA-${m[1]}`, Number(m[1]) / 2);
   if (/^SHA-?1?$/.test(t)) return h('SHA-1', 'SHA-1', 63); // SHAttered (2017): about 2^63 work
+  // SHA-2 of a size not stated ("HMACSHA2"): judged as SHA-256 or larger, the sizes in common use; the entry says so.
+  if (/^SHA-?2$/.test(t)) return h('SHA-2', 'SHA-2', 128);
   if ((m = /^SHA3-?(224|256|384|512)$/.exec(t))) return h('SHA-3', `SHA3-${m[1]}`, Number(m[1]) / 2);
   if ((m = /^SHAKE-?(128|256)$/.exec(t))) return h('SHA-3', `SHAKE${m[1]}`, Number(m[1]));
   if ((m = /^MD([245])$/.exec(t))) return h(`MD${m[1]}`, `MD${m[1]}`, m[1] === '5' ? 18 : m[1] === '4' ? 2 : 63);

@@ -148,7 +148,7 @@ function macOrKdf(t: string): Draft | undefined {
   if (/^UMAC/.test(t)) return { family: 'UMAC', name: t.replace(/^UMAC-?/, 'UMAC-').replace(/-$/, '') };
   if (/^SIPHASH/.test(t)) return { family: 'SipHash', name: 'SipHash' };
   const kdfs: [RegExp, string][] = [[/^HKDF/, 'HKDF'], [/^PBKDF2/, 'PBKDF2'], [/^PBKDF1/, 'PBKDF1'], [/^(SP-?800-?108|KBKDF)/, 'SP800-108'],
-    [/^(SP-?800-?56C|CONCAT-?KDF|ONE-?STEP-?KDF)/, 'SP800-56C'], [/^(ANSI-?KDF|X9\.?63-?KDF|X963KDF|X9\.?42-?KDF)/, 'ANSI-KDF'],
+    [/^(SP-?800-?56C|CONCAT(ENATION)?-?KDF|ONE-?STEP-?KDF)/, 'SP800-56C'], [/^MGF-?1/, 'MGF1'], [/^(ANSI-?KDF|X9\.?63-?KDF|X963KDF|X9\.?42-?KDF)/, 'ANSI-KDF'],
     [/^(TLS-?1[0-3]?-?PRF|TLS-?PRF|TLS-?1\.[0-3]-?PRF)/, 'TLS-PRF'], [/^SSH-?KDF/, 'SSH-KDF'], [/^IKE/, 'IKE-PRF'],
     [/^SCRYPT/, 'scrypt'], [/^ARGON2/, 'Argon2'], [/^BCRYPT/, 'bcrypt'], [/^YESCRYPT/, 'yescrypt']];
   const kdf = kdfs.find(([pattern]) => pattern.test(t));
@@ -206,6 +206,7 @@ function parse(text: string, input: AlgorithmInput): Draft | undefined {
   let t = text.trim().toUpperCase().replace(/@[\w.-]+$/, '').replace(/[\s_]+/g, '-').replace(/^(SK-)?SSH-/, 'SSH-').replace(/-CERT-V0\d$/, '');
   if (/^(TLS|SSL)-/.test(t) || /^PBE/.test(t)) return undefined; // several algorithms in one name: suites.ts
   t = t.replace(/(-(PUBLIC|PRIVATE|SECRET|HOST|SERVER|CLIENT|SIGNING|CA|ROOT))*-KEY(-?PAIR)?$/, ''); // "ML-KEM-768 private key"
+  t = t.replace(/^((PUBLIC|PRIVATE|SECRET|SYMMETRIC)-)?KEY(-?PAIR)?[:/]-?/, ''); // "key:aes", "secret-key:rsa-2048"
   // A JCA transformation: ALGORITHM/MODE/PADDING ("AES/GCM/NoPadding", "RSA/ECB/OAEPWithSHA-256AndMGF1Padding").
   const jca = /^([A-Z0-9-]+)\/([A-Z0-9-]+)\/([A-Z0-9.-]+)$/.exec(t);
   if (jca) {
@@ -247,7 +248,7 @@ const DEFAULT_PRIMITIVES: Record<string, string> = {
 function primitiveOf(a: Draft, input: AlgorithmInput): string | null {
   if (input.primitive && !/^(unknown|other)$/i.test(input.primitive)) return input.primitive.toLowerCase();
   if (a.primitive) return a.primitive;
-  if (['HKDF', 'PBKDF1', 'PBKDF2', 'SP800-108', 'SP800-56C', 'ANSI-KDF', 'TLS-PRF', 'SSH-KDF', 'IKE-PRF', 'scrypt', 'Argon2', 'bcrypt', 'yescrypt'].includes(a.family)) return 'kdf';
+  if (['HKDF', 'PBKDF1', 'PBKDF2', 'SP800-108', 'SP800-56C', 'ANSI-KDF', 'TLS-PRF', 'SSH-KDF', 'IKE-PRF', 'MGF1', 'scrypt', 'Argon2', 'bcrypt', 'yescrypt'].includes(a.family)) return 'kdf';
   if (a.family === 'ChaCha20') return a.name.endsWith('Poly1305') ? 'ae' : 'stream-cipher';
   if (a.mode === 'CMAC' || a.mode === 'GMAC') return 'mac';
   if (a.mode === 'KW' || a.mode === 'KWP') return 'key-wrap';
@@ -293,7 +294,7 @@ function display(a: Draft): string {
     case 'FFDH': return join('DH', a.keyBits);
     case 'ElGamal': return join('ElGamal', a.keyBits);
     case 'ML-KEM': case 'ML-DSA': case 'SLH-DSA': return a.hybrid || a.composite ? a.name : join(a.name, a.set, a.family === 'ML-DSA' ? hash : undefined);
-    case 'HMAC': case 'HKDF': case 'PBKDF1': case 'PBKDF2': case 'SP800-108': case 'SP800-56C': case 'ANSI-KDF': case 'TLS-PRF': case 'SSH-KDF': case 'IKE-PRF':
+    case 'HMAC': case 'HKDF': case 'PBKDF1': case 'PBKDF2': case 'SP800-108': case 'SP800-56C': case 'ANSI-KDF': case 'TLS-PRF': case 'SSH-KDF': case 'IKE-PRF': case 'MGF1':
       return join(a.family, hash);
     default:
       return CIPHERS.some(([, f]) => f === a.family) && !['ChaCha20', 'Ascon', 'NULL'].includes(a.family) ? join(a.name, a.keyBits, a.mode) : a.name;

@@ -56,6 +56,12 @@ export const TDEA3_2023 = '2023-12-31';
 export const DSA_FIPS186_5 = '2023-02-03';
 /** FIPS 46-3 (DES) withdrawn on 2005-05-19. */
 export const DES_WITHDRAWN = '2005-05-19';
+/** SP 800-131A Rev. 2 sec. 2: Skipjack encryption disallowed after 2010. */
+export const SKIPJACK_2010 = '2010-12-31';
+/** SP 800-52 Rev. 2 (published 2019-08-29): TLS 1.2 at least; TLS 1.0, SSL 3.0 and SSL 2.0 not to be used. */
+export const SP800_52R2 = '2019-08-29';
+/** SP 800-131A Rev. 3 ipd (published 2024-10-21): ECB disallowed for encryption. */
+export const ECB_SP800_131A_R3 = '2024-10-21';
 /** NIST IR 8547 ipd: quantum-vulnerable 112-bit schemes deprecated after 2030; SHA-1, SHA-224 and 112-bit hashes retire after 2030. */
 export const DEPRECATED_2030 = '2030-12-31';
 /** NIST IR 8547 ipd: all quantum-vulnerable public-key schemes disallowed after 2035. */

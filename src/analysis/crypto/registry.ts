@@ -26,6 +26,7 @@ export const ADDED_FAMILIES: Record<string, string> = {
   'ANSI-KDF': 'the X9.42/X9.63 key derivation (registry data has it; the schema snapshot does not)',
   'PQC-candidate': 'post-quantum schemes NIST has not standardised (HQC, BIKE, FrodoKEM, Classic McEliece, NTRU, NTRU Prime)',
   NULL: 'no cipher at all (TLS NULL suites)',
+  MGF1: 'the PKCS #1 mask generation function (RFC 8017 B.2.1) inside OAEP and PSS, judged by its hash',
 };
 
 export interface Curve {

@@ -5,14 +5,17 @@
 // helpers in policy.ts. Raise CLASSIFICATION_VERSION (src/analysis/versions.ts) with every change.
 import type { Algorithm } from './normalize';
 import {
-  AEAD, cnsaApproved, DEPRECATED_2030, DES_WITHDRAWN, HASH, NOT_CNSA, notCnsa, TDEA2_2015, TDEA3_2023, type Row, type Section,
+  AEAD, cnsaApproved, DEPRECATED_2030, DES_WITHDRAWN, DISALLOWED_2013, ECB_SP800_131A_R3, HASH, NOT_CNSA, notCnsa, SKIPJACK_2010, SP800_52R2, TDEA2_2015, TDEA3_2023,
+  type Row, type Section,
 } from './policy';
 import { PUBLIC_KEY_ROWS } from './table-public-key';
 
 export * from './policy';
 export { EC_FAMILIES, RSA_FAMILIES } from './table-public-key';
 
-const KDFS = ['HMAC', 'HKDF', 'PBKDF2', 'SP800-108', 'SP800-56C', 'ANSI-KDF', 'TLS-PRF', 'SSH-KDF', 'IKE-PRF'];
+const KDFS = ['HMAC', 'HKDF', 'PBKDF2', 'SP800-108', 'SP800-56C', 'ANSI-KDF', 'TLS-PRF', 'SSH-KDF', 'IKE-PRF', 'MGF1'];
+/** Why a broken algorithm NIST never approved carries 2013-12-31: it gives less than 112 bits of security. */
+const UNDER_112 = 'SP 800-131A Rev. 2 and SP 800-57 Part 1 Rev. 5 (every use under 112 bits of security disallowed after 2013)';
 const OTHER_CIPHERS = ['CAMELLIA', 'ARIA', 'SEED', 'SM4', 'GOST', 'Twofish', 'Serpent', 'CAST6', 'RC6', 'Salsa20', 'ChaCha20', 'HC', 'RABBIT', 'ZUC', 'SNOW3G'];
 const BLOCK_CIPHERS = ['AES', 'CAMELLIA', 'ARIA', 'SEED', 'SM4', 'GOST', 'Twofish', 'Serpent', 'CAST6', 'RC6'];
 /** AES modes of the SP 800-38 series (A: ECB, CBC, CFB, OFB, CTR, CTS; B: CMAC; C: CCM; D: GCM, GMAC; E: XTS; F: KW, KWP). */
@@ -22,6 +25,8 @@ const isHash = (a: Algorithm) => a.hash !== undefined && a.name === a.hash.name;
 const approvedHash = (a: Algorithm) => (a.hash?.family === 'SHA-2' || a.hash?.family === 'SHA-3') && a.hash.collision >= 128;
 const cnsaHash = (a: Algorithm) => /^SHA-(384|512)$/.test(a.hash?.name ?? '');
 const GROVER = "Grover's algorithm at most halves its strength, which leaves enough margin (NIST IR 8547)";
+/** SHA-2 named without its size ("HMACSHA2") is judged as SHA-256 or larger; the entry says so. */
+const sizeNote = (a: Algorithm) => (a.hash?.name === 'SHA-2' ? ' The SHA-2 size is not stated: this assumes SHA-256 or larger (over SHA-224 it would retire after 2030).' : '');
 
 const PQC_ROWS: Row[] = [
   {
@@ -92,8 +97,8 @@ const PQC_ROWS: Row[] = [
 
 const HASH_ROWS: Row[] = [
   {
-    id: 'md', section: 'red', families: ['MD2', 'MD4', 'MD5'], source: 'RFC 6149 (MD2), RFC 6150 (MD4), RFC 6151 (MD5); never approved in FIPS 180',
-    deadline: null, quantumVulnerable: false, replacement: HASH,
+    id: 'md', section: 'red', families: ['MD2', 'MD4', 'MD5'], source: `RFC 6149 (MD2), RFC 6150 (MD4), RFC 6151 (MD5); never approved in FIPS 180; ${UNDER_112}`,
+    deadline: DISALLOWED_2013, quantumVulnerable: false, replacement: HASH,
     explain: (a) => `${a.name} is broken: collisions take seconds. Never rely on it for integrity or signatures; use SHA-256 or better.`,
     cnsa2: () => NOT_CNSA, examples: [{ name: 'MD5' }, { name: 'md5' }, { name: 'MD4' }, { name: 'MD2' }, { name: 'oid:1.2.840.113549.2.5', oid: '1.2.840.113549.2.5' }],
   },
@@ -118,22 +123,22 @@ const HASH_ROWS: Row[] = [
     source: 'SP 800-131A Rev. 2 sec. 10-11 (HMAC-SHA-1 and SHA-1 in KDFs acceptable); NIST SHA-1 retirement and SP 800-131A Rev. 3 ipd (disallowed after 2030)',
     deadline: DEPRECATED_2030, quantumVulnerable: false, replacement: (a) => `${a.family} with SHA-256 or SHA-384`,
     explain: (a) => `${a.name} is still safe (HMAC does not depend on SHA-1 collisions) but NIST retires every SHA-1 use after 2030: switch to ${a.family}-SHA256 when you next touch it.`,
-    cnsa2: () => NOT_CNSA, examples: [{ name: 'HmacSHA1' }, { name: 'HMAC-SHA1' }, { name: 'hmac-sha1' }, { name: 'PBKDF2WithHmacSHA1' }, { name: 'TLS1-PRF' }, { name: 'oid:1.2.840.113549.2.7', oid: '1.2.840.113549.2.7' }],
+    cnsa2: () => NOT_CNSA, examples: [{ name: 'HmacSHA1' }, { name: 'HMAC-SHA1' }, { name: 'hmac-sha1' }, { name: 'PBKDF2WithHmacSHA1' }, { name: 'TLS1-PRF' }, { name: 'MGF1-SHA1' }, { name: 'oid:1.2.840.113549.2.7', oid: '1.2.840.113549.2.7' }],
   },
   {
     id: 'mac-kdf-broken', section: 'red', families: [...KDFS, 'PBKDF1'], condition: 'over MD2/MD4/MD5, or PBKDF1',
     when: (a) => a.family === 'PBKDF1' || /^MD[245]$/.test(a.hash?.family ?? ''),
-    source: 'SP 800-131A Rev. 2 sec. 10 (HMAC over approved hashes only); SP 800-132 (PBKDF2 only); RFC 8018 sec. 5.1 (PBKDF1 not recommended)',
-    deadline: null, quantumVulnerable: false, replacement: (a) => (a.family === 'PBKDF1' ? 'PBKDF2-HMAC-SHA256 (SP 800-132) or Argon2id' : `${a.family} with SHA-256 or SHA-384`),
+    source: `SP 800-131A Rev. 2 sec. 10 (HMAC over approved hashes only); SP 800-132 (PBKDF2 only); RFC 8018 sec. 5.1 (PBKDF1 not recommended); ${UNDER_112}`,
+    deadline: DISALLOWED_2013, quantumVulnerable: false, replacement: (a) => (a.family === 'PBKDF1' ? 'PBKDF2-HMAC-SHA256 (SP 800-132) or Argon2id' : `${a.family} with SHA-256 or SHA-384`),
     explain: (a) => `${a.name} is not approved for any use${a.family === 'PBKDF1' ? ' (PBKDF1 derives short keys from MD5 or SHA-1)' : ` (built on ${a.hash?.name})`}: replace it.`,
     cnsa2: () => NOT_CNSA, examples: [{ name: 'HmacMD5' }, { name: 'hmac-md5' }, { name: 'PBKDF1' }],
   },
   {
     id: 'sha2', section: 'green', families: ['SHA-2'], when: isHash, source: 'FIPS 180-4; NIST IR 8547 ipd table 7; CNSA 2.0 (SHA-384, SHA-512)',
     deadline: null, quantumVulnerable: false, replacement: null,
-    explain: (a) => `${a.name} is an approved hash; ${GROVER}.`,
+    explain: (a) => `${a.name} is an approved hash; ${GROVER}.${sizeNote(a)}`,
     cnsa2: (a) => (cnsaHash(a) ? cnsaApproved('CNSA 2.0 hashing.') : notCnsa('CNSA 2.0 requires SHA-384 or SHA-512.')),
-    examples: [{ name: 'SHA-256' }, { name: 'SHA256', parameterSetIdentifier: '256' }, { name: 'sha-384' }, { name: 'SHA2-512' }, { name: 'SHA-512/256' }, { name: 'oid:2.16.840.1.101.3.4.2.1', oid: '2.16.840.1.101.3.4.2.1' }],
+    examples: [{ name: 'SHA-256' }, { name: 'SHA256', parameterSetIdentifier: '256' }, { name: 'sha-384' }, { name: 'SHA2-512' }, { name: 'SHA-512/256' }, { name: 'SHA2' }, { name: 'oid:2.16.840.1.101.3.4.2.1', oid: '2.16.840.1.101.3.4.2.1' }],
   },
   {
     id: 'sha3', section: 'green', families: ['SHA-3'], source: 'FIPS 202; SP 800-185 (cSHAKE, KMAC, TupleHash, ParallelHash); NIST IR 8547 ipd table 7',
@@ -145,8 +150,8 @@ const HASH_ROWS: Row[] = [
   {
     id: 'hash-under-112', section: 'red', families: ['RIPEMD', 'BLAKE2', 'GOST'], condition: 'hash outside NIST standards with under 112-bit collision strength',
     when: (a) => isHash(a) && a.hash!.collision < 112,
-    source: 'SP 800-57 Part 1 Rev. 5 table 3 (112-bit minimum); ISO/IEC 10118-3 (RIPEMD)',
-    deadline: null, quantumVulnerable: false, replacement: HASH,
+    source: `ISO/IEC 10118-3 (RIPEMD); ${UNDER_112}`,
+    deadline: DISALLOWED_2013, quantumVulnerable: false, replacement: HASH,
     explain: (a) => `${a.name} gives only ${a.hash!.collision} bits of collision resistance, under the 112-bit minimum: use SHA-256 or better.`,
     cnsa2: () => NOT_CNSA, examples: [{ name: 'RIPEMD-160' }, { name: 'RIPEMD128' }],
   },
@@ -154,9 +159,10 @@ const HASH_ROWS: Row[] = [
     id: 'mac-kdf', section: 'green', families: [...KDFS], condition: 'over SHA-256 or better (SHA-2 or SHA-3)', when: approvedHash,
     source: 'FIPS 198-1 (HMAC); SP 800-56C Rev. 2 and RFC 5869 (HKDF); SP 800-108 Rev. 1; SP 800-132 (PBKDF2); SP 800-135 Rev. 1 (TLS, SSH, IKE KDFs)',
     deadline: null, quantumVulnerable: false, replacement: null,
-    explain: (a) => `${a.name} is an approved construction over an approved hash; ${GROVER}.`,
+    explain: (a) => `${a.name} is an approved construction over an approved hash; ${GROVER}.${sizeNote(a)}`,
     cnsa2: (a) => (cnsaHash(a) ? cnsaApproved('Built on SHA-384/512 (CNSA 2.0).') : notCnsa('CNSA 2.0 requires SHA-384 or SHA-512 underneath.')),
-    examples: [{ name: 'HMAC-SHA256' }, { name: 'HmacSHA512' }, { name: 'HKDF-SHA384' }, { name: 'PBKDF2WithHmacSHA256' }, { name: 'hmac-sha2-256-etm@openssh.com' }, { name: 'TLS12-PRF-SHA256' }, { name: 'SP800_108_CounterKDF-HMAC-SHA256' }],
+    examples: [{ name: 'HMAC-SHA256' }, { name: 'HmacSHA512' }, { name: 'HKDF-SHA384' }, { name: 'PBKDF2WithHmacSHA256' }, { name: 'hmac-sha2-256-etm@openssh.com' }, { name: 'TLS12-PRF-SHA256' }, { name: 'SP800_108_CounterKDF-HMAC-SHA256' },
+      { name: 'HMACSHA2' }, { name: 'ConcatenationKDF-SHA256' }, { name: 'MGF1-SHA256' }],
   },
   {
     id: 'drbg', section: 'green', families: ['CTR_DRBG', 'Hash_DRBG', 'HMAC_DRBG'], source: 'SP 800-90A Rev. 1',
@@ -186,8 +192,8 @@ const HASH_ROWS: Row[] = [
 const SYMMETRIC_ROWS: Row[] = [
   {
     id: 'ecb', section: 'red', families: BLOCK_CIPHERS, condition: 'ECB mode', when: (a) => a.mode === 'ECB',
-    source: 'SP 800-38A (ECB reveals equal plaintext blocks); SP 800-131A Rev. 3 ipd (ECB retired for confidentiality)',
-    deadline: null, quantumVulnerable: false, replacement: AEAD,
+    source: 'SP 800-38A (ECB reveals equal plaintext blocks); SP 800-131A Rev. 3 ipd, 2024-10-21 (ECB disallowed for encryption, decryption legacy use only)',
+    deadline: ECB_SP800_131A_R3, quantumVulnerable: false, replacement: AEAD,
     explain: (a) => `${a.name} encrypts equal blocks to equal ciphertext, which leaks the data's structure: do not use ECB for confidentiality; use an authenticated mode such as GCM.`,
     cnsa2: () => NOT_CNSA, examples: [{ name: 'AES-128-ECB' }, { name: 'AES', mode: 'ecb', parameterSetIdentifier: '256' }, { name: 'AES/ECB/PKCS5Padding' }, { name: 'SM4-ECB' }],
   },
@@ -242,22 +248,28 @@ const SYMMETRIC_ROWS: Row[] = [
     cnsa2: () => NOT_CNSA, examples: [{ name: 'DES' }, { name: 'DES-CBC' }, { name: 'DES40_CBC' }, { name: 'oid:1.3.14.3.2.7', oid: '1.3.14.3.2.7' }],
   },
   {
-    id: 'legacy-ciphers', section: 'red', families: ['RC2', 'RC4', 'RC5', 'Blowfish', 'IDEA', 'CAST5', 'Skipjack', 'A5/1', 'A5/2', 'CMEA'],
-    source: 'RFC 7465 (RC4 prohibited in TLS); SP 800-131A Rev. 2 (Skipjack); Sweet32 (CVE-2016-2183, CVE-2016-6329: 64-bit block ciphers); RFC 8429',
-    deadline: null, quantumVulnerable: false, replacement: AEAD,
-    explain: (a) => `${a.name} is broken or obsolete (${a.family === 'RC4' ? 'keystream biases recover plaintext' : /^A5|CMEA/.test(a.family) ? 'practical key recovery' : 'a 64-bit block that leaks after a few gigabytes, or a short key'}): replace it with AES.`,
-    cnsa2: () => NOT_CNSA, examples: [{ name: 'RC4' }, { name: 'ARCFOUR' }, { name: 'RC4_128' }, { name: 'RC2-CBC' }, { name: 'Blowfish' }, { name: 'blowfish-cbc' }, { name: 'IDEA-CBC' }, { name: 'CAST5-CBC' }, { name: 'Skipjack' }],
+    id: 'skipjack', section: 'red', families: ['Skipjack'], source: 'SP 800-131A Rev. 2 sec. 2 (Skipjack encryption disallowed after 2010, decryption legacy use only)',
+    deadline: SKIPJACK_2010, quantumVulnerable: false, replacement: AEAD,
+    explain: () => 'Skipjack has an 80-bit key and a 64-bit block: NIST disallowed it for encryption after 2010. Decrypt old data only; encrypt with AES.',
+    cnsa2: () => NOT_CNSA, examples: [{ name: 'Skipjack' }, { name: 'SKIPJACK-CBC' }],
   },
   {
-    id: 'no-encryption', section: 'red', families: ['NULL'], source: 'RFC 5246 and RFC 9150 (NULL and integrity-only suites give no confidentiality); SP 800-52 Rev. 2',
-    deadline: null, quantumVulnerable: false, replacement: AEAD,
+    id: 'legacy-ciphers', section: 'red', families: ['RC2', 'RC4', 'RC5', 'Blowfish', 'IDEA', 'CAST5', 'A5/1', 'A5/2', 'CMEA'],
+    source: `RFC 7465 (RC4 prohibited in TLS); Sweet32 (CVE-2016-2183, CVE-2016-6329: 64-bit block ciphers); RFC 8429; never NIST-approved; ${UNDER_112}`,
+    deadline: DISALLOWED_2013, quantumVulnerable: false, replacement: AEAD,
+    explain: (a) => `${a.name} is broken or obsolete (${a.family === 'RC4' ? 'keystream biases recover plaintext' : /^A5|CMEA/.test(a.family) ? 'practical key recovery' : 'a 64-bit block that leaks after a few gigabytes, or a short key'}): replace it with AES.`,
+    cnsa2: () => NOT_CNSA, examples: [{ name: 'RC4' }, { name: 'ARCFOUR' }, { name: 'RC4_128' }, { name: 'RC2-CBC' }, { name: 'Blowfish' }, { name: 'blowfish-cbc' }, { name: 'IDEA-CBC' }, { name: 'CAST5-CBC' }],
+  },
+  {
+    id: 'no-encryption', section: 'red', families: ['NULL'], source: `RFC 5246 and RFC 9150 (NULL and integrity-only suites give no confidentiality); SP 800-52 Rev. 2; ${UNDER_112}`,
+    deadline: DISALLOWED_2013, quantumVulnerable: false, replacement: AEAD,
     explain: () => 'No encryption at all: the data travels in clear. Use an AEAD cipher suite.',
     cnsa2: () => NOT_CNSA, examples: [{ name: 'NULL' }],
   },
   {
     id: 'other-symmetric-under-112', section: 'red', families: OTHER_CIPHERS, condition: 'key under 112 bits', when: (a) => a.keyBits !== undefined && a.keyBits < 112,
-    source: 'SP 800-57 Part 1 Rev. 5 table 2 (112-bit minimum); SP 800-131A Rev. 2',
-    deadline: null, quantumVulnerable: false, replacement: AEAD,
+    source: `SP 800-57 Part 1 Rev. 5 table 2 (112-bit minimum); ${UNDER_112}`,
+    deadline: DISALLOWED_2013, quantumVulnerable: false, replacement: AEAD,
     explain: (a) => `${a.name} has a ${a.keyBits}-bit key, under the 112-bit minimum: replace it with AES.`,
     cnsa2: () => NOT_CNSA, examples: [{ name: 'RC6-64' }, { name: 'Salsa20', keyBits: 80 }],
   },
@@ -293,19 +305,19 @@ export interface ProtocolRow {
 export const PROTOCOL_TABLE: ProtocolRow[] = [
   {
     id: 'ssl', section: 'red', condition: 'SSL 2.0 or 3.0', when: (type) => type === 'SSL',
-    source: 'RFC 6176 (SSL 2.0 prohibited); RFC 7568 (SSL 3.0 prohibited, POODLE)', deadline: null, quantumVulnerable: false, replacement: 'TLS 1.3 (TLS 1.2 at least)',
+    source: 'RFC 6176 (SSL 2.0 prohibited); RFC 7568 (SSL 3.0 prohibited, POODLE); SP 800-52 Rev. 2, 2019-08-29 (SSL not to be used)', deadline: SP800_52R2, quantumVulnerable: false, replacement: 'TLS 1.3 (TLS 1.2 at least)',
     explain: (name) => `${name} is broken (POODLE, DROWN) and prohibited: disable it and offer TLS 1.3.`,
     examples: [{ type: 'ssl', version: '3.0' }, { type: 'SSLv2', version: '2.0' }],
   },
   {
     id: 'tls-before-1.2', section: 'red', condition: 'TLS 1.0, TLS 1.1 or DTLS 1.0', when: (type, version) => (type === 'TLS' || type === 'DTLS') && version < 1.2,
-    source: 'SP 800-52 Rev. 2 sec. 3.1 (TLS 1.2 minimum); RFC 8996 (TLS 1.0 and 1.1 deprecated)', deadline: null, quantumVulnerable: false, replacement: 'TLS 1.3 (TLS 1.2 at least)',
+    source: 'SP 800-52 Rev. 2 sec. 3.1, 2019-08-29 (TLS 1.2 minimum); RFC 8996 (TLS 1.0 and 1.1 deprecated)', deadline: SP800_52R2, quantumVulnerable: false, replacement: 'TLS 1.3 (TLS 1.2 at least)',
     explain: (name) => `${name} is deprecated (RFC 8996) and not allowed by SP 800-52 Rev. 2: disable it and offer TLS 1.3.`,
     examples: [{ type: 'tls', version: '1.0' }, { type: 'tls', version: '1.1' }, { type: 'dtls', version: '1.0' }],
   },
   {
     id: 'ssh-1', section: 'red', condition: 'SSH protocol 1', when: (type, version) => type === 'SSH' && version < 2,
-    source: 'RFC 4251-4253 (SSH-2 replaces SSH-1, whose design is broken: CRC-32 compensation attack, no integrity)', deadline: null, quantumVulnerable: false, replacement: 'SSH 2.0',
+    source: `RFC 4251-4253 (SSH-2 replaces SSH-1, whose design is broken: CRC-32 compensation attack, no integrity); ${UNDER_112}`, deadline: DISALLOWED_2013, quantumVulnerable: false, replacement: 'SSH 2.0',
     explain: (name) => `${name} is broken by design: disable protocol 1 and use SSH 2.0.`,
     examples: [{ type: 'ssh', version: '1.5' }],
   },
