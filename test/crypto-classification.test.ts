@@ -3,7 +3,6 @@
 // observations, and every distinct asset of the fixture CBOMs (read by the project's own bundle
 // reader) against the hand-reviewed test/fixtures/expected/cbom-sections.txt.
 import { describe, expect, it } from 'vitest';
-import { readBundle } from '../src/analysis/bundle';
 import { classifyAsset, classifyObservation, judge, worse, type CryptoEntry } from '../src/analysis/crypto/classify';
 import { normalizeAlgorithm } from '../src/analysis/crypto/normalize';
 import { ADDED_FAMILIES, curveOf, REGISTRY_CURVES, REGISTRY_FAMILIES } from '../src/analysis/crypto/registry';
@@ -12,9 +11,8 @@ import {
   CLASSIFICATION_TABLE, CNSA2_EXCLUSIVE, DEPRECATED_2030, DISALLOWED_2013, DISALLOWED_2035, PROTOCOL_TABLE, TDEA2_2015, TDEA3_2023,
 } from '../src/analysis/crypto/table';
 import type { CryptoAsset } from '../src/analysis/types';
+import { cboms, readCbom } from './cbom-fixtures';
 import expected from './fixtures/expected/cbom-sections.txt?raw';
-
-const cboms = import.meta.glob('./fixtures/cbom/*.json', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
 const CITATION = /NIST IR 8547|SP 800-|FIPS \d|RFC \d|CNSA 2\.0|draft-|Outside NIST|Sweet32/;
 
 const algorithm = (name: string, extra: Partial<CryptoAsset> = {}): CryptoAsset => ({ bomRef: name, name, assetType: 'algorithm', ...extra });
@@ -318,12 +316,14 @@ describe('certificates, protocols, keys and observations', () => {
 
 const elide = (name: string) => name.replace(/@[0-9a-f]{8}-[0-9a-f-]{27}$/i, '@<uuid>');
 /** What the BOM calls an asset, without identifiers: one expectation line serves every asset named alike. */
-function seenName(asset: CryptoAsset, byRef: Map<string, CryptoAsset>): string {
+function seenName(asset: CryptoAsset, byRef: Map<string, CryptoAsset>, links: Map<string, string[]>): string {
   const ref = (r?: string) => (r ? (byRef.get(r)?.name ?? `${r} (missing)`) : 'none');
   if (asset.assetType === 'certificate') return `${ref(asset.certificate?.signatureAlgorithmRef)} + ${ref(asset.certificate?.subjectPublicKeyRef)}`;
   if (asset.assetType === 'related-crypto-material') {
     const m = asset.relatedCryptoMaterial ?? {};
-    return `${m.type ?? 'material'}: ${elide(asset.name)}${m.algorithmRef ? ` -> ${ref(m.algorithmRef)}` : ''}`;
+    // "~>": what the dependency graph ties the key to (issue 20).
+    const tied = (asset.bomRef ? links.get(asset.bomRef) ?? [] : []).map((r) => byRef.get(r)!.name);
+    return `${m.type ?? 'material'}: ${elide(asset.name)}${m.algorithmRef ? ` -> ${ref(m.algorithmRef)}` : ''}${tied.length ? ` ~> ${tied.join(', ')}` : ''}`;
   }
   return asset.name;
 }
@@ -340,14 +340,13 @@ describe('every distinct asset of the fixture CBOMs lands where the reviewed exp
     }
     const got = new Map<string, Set<string>>();
     let assets = 0;
-    for (const [path, text] of Object.entries(cboms)) {
-      const found: CryptoAsset[] = [];
-      await readBundle(new Blob([text]).stream(), { fileName: path.split('/').pop(), onCryptoAsset: (a) => void found.push(a) });
-      const byRef = new Map(found.filter((a) => a.bomRef).map((a) => [a.bomRef!, a]));
+    for (const path of Object.keys(cboms)) {
+      // As the analysis classifies: with the bom-refs and the documents' dependency graph.
+      const { assets: found, byRef, links } = await readCbom(path.split('/').pop()!);
       for (const asset of found) {
-        const entry = classifyAsset(asset, { byRef });
+        const entry = classifyAsset(asset, { byRef, links });
         expect(entry.explanation.length, entry.name).toBeGreaterThan(20);
-        const key = `${asset.assetType}\t${seenName(asset, byRef)}`;
+        const key = `${asset.assetType}\t${seenName(asset, byRef, links)}`;
         got.set(key, (got.get(key) ?? new Set()).add(entry.section));
         assets++;
       }
