@@ -6,14 +6,15 @@ import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
 import { withProjectWork } from '../project/client';
+import type { AnalysisRow } from '../project/analysis-store';
 import type { EntryRow, ReportStart } from '../project/report-build';
 import type { AnalysisMessage } from '../project/surveys';
 import { BlobWriter } from '../reports/blob-writer';
 import { REPORT_BUILDERS, sectionList, type ReportBuilder, type ReportTally } from '../reports/builders';
-import { cycloneDxLibraryOf, cycloneDxVulnerabilityOf, documentHead } from '../reports/cyclonedx';
+import { cycloneDxDependencyOf, cycloneDxLibraryOf, cycloneDxVulnerabilityOf, documentHead } from '../reports/cyclonedx';
 import { vulnDataSnapshot } from '../vulndb/lookup';
 import { AnalysisAbandoned, yieldNow, yieldToEventLoop } from './analysis';
-import { analysisPages } from './findings';
+import { analysisPages, REFS_PER_LOOKUP } from './findings';
 
 const ENTRY_BATCH = 500;
 
@@ -84,13 +85,15 @@ async function writeDocument(env: Env, message: AnalysisMessage, work: Work, rep
   await writer.write(documentHead(head));
   let first = true;
   if (builder.type === 'cbom') {
+    const inDocument = new Set<string>();
     for (const section of builder.listSections) {
       for await (const entry of sectionEntries(env, message.projectId, report.id, section)) {
         await writer.write(`${first ? '' : ','}${JSON.stringify(entry)}`);
         first = false;
+        inDocument.add(String(entry['bom-ref']));
       }
     }
-    await writer.write(']}');
+    await writeCbomGraph(env, message, work, writer, inDocument, first);
     return 0;
   }
   // composition: every component, then one vulnerability per advisory (its entries are consecutive: keys start with the advisory id).
@@ -119,6 +122,46 @@ async function writeDocument(env: Env, message: AnalysisMessage, work: Work, rep
   }
   await writer.write(']}');
   return components;
+}
+
+/**
+ * The end of the cbom report: the components the documents' dependency graph ties to its assets (a
+ * library that provides an algorithm, an application that uses a protocol), then that graph, each
+ * entry cut to the refs the document holds. Two passes over the dependency rows, a page at a time.
+ */
+async function writeCbomGraph(env: Env, message: AnalysisMessage, work: Work, writer: BlobWriter, inDocument: Set<string>, empty: boolean): Promise<void> {
+  const source = { surveyId: work.source.survey_id, attempt: work.source.attempt };
+  const wanted = new Set<string>();
+  for await (const page of analysisPages(env, message, source, 'dependency')) {
+    for (const row of page) {
+      const refs: string[] = [row.data.ref, ...(row.data.dependsOn ?? []), ...(row.data.provides ?? [])];
+      if (refs.some((ref) => inDocument.has(ref))) for (const ref of refs) if (!inDocument.has(ref)) wanted.add(ref);
+    }
+  }
+  let first = empty;
+  const refs = [...wanted];
+  for (let i = 0; i < refs.length; i += REFS_PER_LOOKUP) {
+    const bomRefs = refs.slice(i, i + REFS_PER_LOOKUP);
+    const page = await withProjectWork<{ rows: AnalysisRow[] }>(env, message.projectId, (stub) => stub.analysisRows({ ...source, kind: 'component', limit: bomRefs.length, bomRefs }));
+    for (const row of page.rows) {
+      const ref = String(row.data.bomRef);
+      if (inDocument.has(ref)) continue;
+      inDocument.add(ref);
+      await writer.write(`${first ? '' : ','}${JSON.stringify(cycloneDxLibraryOf(row, ref))}`);
+      first = false;
+    }
+  }
+  await writer.write('],"dependencies":[');
+  first = true;
+  const has = (ref: string) => inDocument.has(ref);
+  for await (const page of analysisPages(env, message, source, 'dependency')) {
+    for (const row of page) {
+      if (!inDocument.has(row.data.ref)) continue;
+      await writer.write(`${first ? '' : ','}${JSON.stringify(cycloneDxDependencyOf(row.data, has))}`);
+      first = false;
+    }
+  }
+  await writer.write(']}');
 }
 
 async function buildReport(env: Env, message: AnalysisMessage, work: Work, report: Report, vulnData: JsonObject): Promise<void> {

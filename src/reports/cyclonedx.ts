@@ -1,6 +1,9 @@
 // The CycloneDX 1.6 documents of the `cbom` and `composition` reports: a cryptographic-asset
-// component from what the analysis stored (values outside the 1.6 enumerations become `other`, so
-// the document validates against the official schema), and the document's opening and closing.
+// component from what the analysis stored, keeping what the source said (evidence with its
+// locations, description, certification levels, every 1.6 property; 1.7-only fields as properties),
+// never a key's value, which the reader does not keep (its fingerprint stands in as the component's
+// hash). Values outside the 1.6 enumerations become `other` and malformed dates are left out, so the
+// document validates against the official schema.
 import type { JsonObject } from '../lib/json';
 import type { AnalysisRow, ContentKind } from '../project/analysis-store';
 
@@ -10,14 +13,22 @@ const PADDINGS = new Set(['pkcs5', 'pkcs7', 'pkcs1v15', 'oaep', 'raw', 'other', 
 const ENVIRONMENTS = new Set(['software-plain-ram', 'software-encrypted-ram', 'software-tee', 'hardware', 'other', 'unknown']);
 const PLATFORMS = new Set(['generic', 'x86_32', 'x86_64', 'armv7-a', 'armv7-m', 'armv8-a', 'armv8-m', 'armv9-a', 'armv9-m', 's390x', 'ppc64', 'ppc64le', 'other', 'unknown']);
 const FUNCTIONS = new Set(['generate', 'keygen', 'encrypt', 'decrypt', 'digest', 'tag', 'keyderive', 'sign', 'verify', 'encapsulate', 'decapsulate', 'other', 'unknown']);
+const CERTIFICATIONS = new Set(['none', ...['1', '2', '3'].flatMap((v) => [1, 2, 3, 4].map((l) => `fips140-${v}-l${l}`)), ...[1, 2, 3, 4, 5, 6, 7].flatMap((l) => [`cc-eal${l}`, `cc-eal${l}+`]), 'other', 'unknown']);
 const MATERIAL_TYPES = new Set(['private-key', 'public-key', 'secret-key', 'key', 'ciphertext', 'signature', 'digest', 'initialization-vector', 'nonce', 'seed', 'salt', 'shared-secret', 'tag', 'additional-data', 'password', 'credential', 'token', 'other', 'unknown']);
 const MATERIAL_STATES = new Set(['pre-activation', 'active', 'suspended', 'deactivated', 'compromised', 'destroyed']);
 const PROTOCOL_TYPES = new Set(['tls', 'ssh', 'ipsec', 'ike', 'sstp', 'wpa', 'other', 'unknown']);
+const HASH_ALGORITHMS: Record<string, string> = { MD5: 'MD5', SHA1: 'SHA-1', SHA256: 'SHA-256', SHA384: 'SHA-384', SHA512: 'SHA-512', SHA3256: 'SHA3-256', SHA3384: 'SHA3-384', SHA3512: 'SHA3-512' };
+const HEX_DIGEST = /^([a-fA-F0-9]{32}|[a-fA-F0-9]{40}|[a-fA-F0-9]{64}|[a-fA-F0-9]{96}|[a-fA-F0-9]{128})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /** The value when the 1.6 enumeration has it (compared in lower case), else `other`; undefined stays undefined. */
 const member = (set: Set<string>, value: unknown) => (typeof value === 'string' ? (set.has(value.toLowerCase()) ? value.toLowerCase() : 'other') : undefined);
 const integer = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+const texts = (v: unknown) => (Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === 'string' && x !== ''))] : undefined);
+const members = (set: Set<string>, v: unknown) => (Array.isArray(v) ? [...new Set(v.map((x: unknown) => member(set, x)).filter(Boolean))] : undefined);
+/** An ISO 8601 date-time as the schema's `date-time` format takes it; anything else is left out. */
+const dateTime = (v: unknown) => (typeof v === 'string' && DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)) ? v : undefined);
 
 /** Drops undefined fields (and objects left empty), so the document carries only what is known. */
 function compact(o: Record<string, unknown>): JsonObject | undefined {
@@ -29,35 +40,53 @@ function algorithmProperties(a: JsonObject = {}): JsonObject | undefined {
   return compact({
     primitive: member(PRIMITIVES, a.primitive), parameterSetIdentifier: text(a.parameterSetIdentifier), curve: text(a.curve),
     executionEnvironment: member(ENVIRONMENTS, a.executionEnvironment), implementationPlatform: member(PLATFORMS, a.implementationPlatform),
-    mode: member(MODES, a.mode), padding: member(PADDINGS, a.padding),
-    cryptoFunctions: Array.isArray(a.cryptoFunctions) ? [...new Set(a.cryptoFunctions.map((f: unknown) => member(FUNCTIONS, f)).filter(Boolean))] : undefined,
-    classicalSecurityLevel: integer(a.classicalSecurityLevel), nistQuantumSecurityLevel: integer(a.nistQuantumSecurityLevel),
+    certificationLevel: members(CERTIFICATIONS, a.certificationLevel), mode: member(MODES, a.mode), padding: member(PADDINGS, a.padding),
+    cryptoFunctions: members(FUNCTIONS, a.cryptoFunctions), classicalSecurityLevel: integer(a.classicalSecurityLevel), nistQuantumSecurityLevel: integer(a.nistQuantumSecurityLevel),
   });
 }
 
 function certificateProperties(c: JsonObject = {}): JsonObject | undefined {
   return compact({
-    subjectName: text(c.subjectName), issuerName: text(c.issuerName), notValidBefore: text(c.notValidBefore), notValidAfter: text(c.notValidAfter),
+    subjectName: text(c.subjectName), issuerName: text(c.issuerName), notValidBefore: dateTime(c.notValidBefore), notValidAfter: dateTime(c.notValidAfter),
     signatureAlgorithmRef: text(c.signatureAlgorithmRef), subjectPublicKeyRef: text(c.subjectPublicKeyRef),
     certificateFormat: text(c.certificateFormat), certificateExtension: text(c.certificateFileExtension),
   });
 }
 
 function protocolProperties(p: JsonObject = {}): JsonObject | undefined {
-  const suites = Array.isArray(p.cipherSuites) ? p.cipherSuites.map((s: JsonObject) => compact({
-    name: text(s.name), algorithms: Array.isArray(s.algorithms) ? s.algorithms.filter(text) : undefined,
-    identifiers: Array.isArray(s.identifiers) ? s.identifiers.filter(text) : undefined,
-  })).filter(Boolean) : undefined;
+  const suites = Array.isArray(p.cipherSuites) ? p.cipherSuites.map((s: JsonObject) => compact({ name: text(s.name), algorithms: texts(s.algorithms), identifiers: texts(s.identifiers) })).filter(Boolean) : undefined;
+  const ike = p.ikev2 ?? {};
   return compact({
     type: member(PROTOCOL_TYPES, p.type), version: text(p.version), cipherSuites: suites,
-    cryptoRefArray: Array.isArray(p.cryptoRefs) ? p.cryptoRefs.filter(text) : undefined,
+    ikev2TransformTypes: compact({ encr: texts(ike.encr), prf: texts(ike.prf), integ: texts(ike.integ), ke: texts(ike.ke), esn: typeof ike.esn === 'boolean' ? ike.esn : undefined, auth: texts(ike.auth) }),
+    cryptoRefArray: texts(p.cryptoRefs),
   });
 }
 
+/** A key's properties: everything 1.6 defines but `value`, which is never copied (the component's hash is its fingerprint). */
 function materialProperties(m: JsonObject = {}): JsonObject | undefined {
   return compact({
-    type: member(MATERIAL_TYPES, m.type), size: integer(m.size), algorithmRef: text(m.algorithmRef), format: text(m.format),
-    state: typeof m.state === 'string' && MATERIAL_STATES.has(m.state.toLowerCase()) ? m.state.toLowerCase() : undefined,
+    type: member(MATERIAL_TYPES, m.type), id: text(m.id), state: typeof m.state === 'string' && MATERIAL_STATES.has(m.state.toLowerCase()) ? m.state.toLowerCase() : undefined,
+    algorithmRef: text(m.algorithmRef), creationDate: dateTime(m.creationDate), activationDate: dateTime(m.activationDate), updateDate: dateTime(m.updateDate),
+    expirationDate: dateTime(m.expirationDate), size: integer(m.size), format: text(m.format),
+    securedBy: compact({ mechanism: text(m.securedBy?.mechanism), algorithmRef: text(m.securedBy?.algorithmRef) }),
+  });
+}
+
+/** A fingerprint as a CycloneDX hash when 1.6 can say it, else as a property. */
+function fingerprint(f: JsonObject | undefined): { hashes?: JsonObject[]; property?: JsonObject } {
+  if (!f || !text(f.alg) || !text(f.content)) return {};
+  const alg = HASH_ALGORITHMS[String(f.alg).toUpperCase().replace(/[^A-Z0-9]/g, '')];
+  return alg && HEX_DIGEST.test(f.content) ? { hashes: [{ alg, content: String(f.content).toLowerCase() }] } : { property: { name: 'posture:fingerprint', value: `${f.alg}:${f.content}` } };
+}
+
+/** The evidence occurrences as stored; rows stored before they were kept have `path:line` locations only. */
+function occurrences(d: JsonObject): JsonObject[] | undefined {
+  if (Array.isArray(d.evidence)) return d.evidence.map((o: JsonObject) => compact({ location: String(o.location), line: integer(o.line), offset: integer(o.offset), symbol: text(o.symbol), additionalContext: text(o.additionalContext) })!);
+  if (!Array.isArray(d.locations)) return undefined;
+  return d.locations.map((l: string) => {
+    const m = /^(.*):(\d+)$/.exec(l);
+    return m ? { location: m[1]!, line: Number(m[2]) } : { location: l };
   });
 }
 
@@ -82,20 +111,37 @@ export function cycloneDxComponentOf(row: AnalysisRow, kind: ContentKind): JsonO
     protocol: ['protocolProperties', protocolProperties(d.protocol)],
     'related-crypto-material': ['relatedCryptoMaterialProperties', materialProperties(d.relatedCryptoMaterial)],
   }[assetType] as [string, JsonObject | undefined] | undefined;
-  return {
-    type: 'cryptographic-asset', 'bom-ref': text(d.bomRef) ?? `asset:${row.key}`, name: row.name,
+  const print = fingerprint(d.certificate?.fingerprint ?? d.relatedCryptoMaterial?.fingerprint);
+  const evidence = occurrences(d);
+  const extra = [
+    ...(Array.isArray(d.properties) ? d.properties.filter((p: JsonObject) => text(p.name)).map((p: JsonObject) => compact({ name: p.name, value: text(p.value) })!) : []),
+    ...(integer(d.occurrences) ? [{ name: 'posture:occurrences', value: String(d.occurrences) }] : []),
+    ...(text(d.algorithm?.algorithmFamily) ? [{ name: 'posture:algorithm-family', value: d.algorithm.algorithmFamily }] : []),
+    ...(text(d.certificate?.serialNumber) ? [{ name: 'posture:certificate-serial-number', value: d.certificate.serialNumber }] : []),
+    ...(print.property ? [print.property] : []),
+  ];
+  return compact({
+    type: 'cryptographic-asset', 'bom-ref': text(d.bomRef) ?? `asset:${row.key}`, name: row.name, version: text(d.version), description: text(d.description),
+    hashes: print.hashes, evidence: evidence?.length ? { occurrences: evidence } : undefined,
     cryptoProperties: { assetType, ...(properties?.[1] ? { [properties[0]]: properties[1] } : {}), ...(text(d.oid) ? { oid: d.oid } : {}) },
-    ...(integer(d.occurrences) ? { properties: [{ name: 'posture:occurrences', value: String(d.occurrences) }] } : {}),
-  };
+    properties: extra,
+  })!;
 }
 
-/** A library (or other) component of the composition report's SBOM. */
-export function cycloneDxLibraryOf(row: AnalysisRow): JsonObject {
+/** A library (or other) component of the composition report's SBOM; the cbom report keeps the source's bom-ref, which its dependencies name. */
+export function cycloneDxLibraryOf(row: AnalysisRow, bomRef = `component:${row.key}`): JsonObject {
   const d = row.data;
   const type = ['application', 'framework', 'library', 'container', 'platform', 'operating-system', 'device', 'device-driver', 'firmware', 'file', 'machine-learning-model', 'data'].includes(d.type) ? d.type : 'library';
   return compact({
-    type, 'bom-ref': `component:${row.key}`, group: text(d.group), name: row.name, version: text(row.version), purl: text(row.purl),
+    type, 'bom-ref': bomRef, group: text(d.group), name: row.name, version: text(row.version), purl: text(row.purl),
   })!;
+}
+
+/** One `dependencies[]` entry of the cbom report: the source's lists, cut to the refs the document holds. */
+export function cycloneDxDependencyOf(dependency: JsonObject, inDocument: (ref: string) => boolean): JsonObject {
+  const keep = (list: unknown) => (Array.isArray(list) ? [...new Set(list.filter((r): r is string => typeof r === 'string' && inDocument(r)))] : []);
+  const provides = keep(dependency.provides);
+  return { ref: String(dependency.ref), dependsOn: keep(dependency.dependsOn), ...(provides.length ? { provides } : {}) };
 }
 
 /** The opening of a CycloneDX 1.6 document up to the `components` array's first bracket. */
