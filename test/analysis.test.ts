@@ -7,6 +7,7 @@ import { createTarPacker, packTar } from 'modern-tar';
 import { describe, expect, it } from 'vitest';
 import { BundleError, MAX_ARCHIVE_ENTRIES, readBundle, subjectOf, type ReadBundleOptions } from '../src/analysis/bundle';
 import type { Component, CryptoAsset, Observation } from '../src/analysis/types';
+import { sha256Hex } from '../src/lib/ids';
 
 import trivy from './fixtures/cbom/aquasecurity-trivy__crypto-image.cbom.json?raw';
 import certificateCbom from './fixtures/cbom/cyclonedx-bom-examples__certificate.cbom.json?raw';
@@ -382,6 +383,7 @@ describe('CycloneDX documents', () => {
           version: '1.3',
           cipherSuites: [{ name: 'TLS_DHE_RSA_WITH_AES_128_CCM', algorithms: ['bom-ref-to-algorithm'], identifiers: ['0xC0'] }],
           cryptoRefs: ['asset-4'],
+          ikev2: { encr: ['bom-ref-to-encr'], prf: ['bom-ref-to-prf'], integ: ['bom-ref-to-integ'], ke: ['bom-ref-to-ke'], auth: ['bom-ref-to-auth'], esn: true },
         },
       },
       {
@@ -389,9 +391,16 @@ describe('CycloneDX documents', () => {
         name: 'Name here',
         assetType: 'related-crypto-material',
         oid: 'oid:1.2.3.4.5.6.7.8.9',
-        relatedCryptoMaterial: { type: 'private-key', size: 1024, algorithmRef: 'bom-ref-to-algorithm', format: 'PEM', state: 'active' },
+        relatedCryptoMaterial: {
+          type: 'private-key', size: 1024, algorithmRef: 'bom-ref-to-algorithm', format: 'PEM', state: 'active', id: '12345',
+          creationDate: '2024-01-01T00:00:00.000Z', activationDate: '2024-01-02T00:00:00.000Z', updateDate: '2024-01-03T00:00:00.000Z', expirationDate: '2024-01-04T00:00:00.000Z',
+          securedBy: { mechanism: 'HSM', algorithmRef: 'bom-ref-to-algorithm' },
+          // The key's value is never kept (issue 20): its SHA-256 stands in.
+          fingerprint: { alg: 'SHA-256', content: await sha256Hex('Value here') },
+        },
       },
     ]);
+    expect(JSON.stringify(assets)).not.toContain('Value here');
   });
 
   it('reads the CycloneDX 1.7 names: related assets, certificateFileExtension, ellipticCurve, algorithmFamily', async () => {
@@ -414,7 +423,15 @@ describe('CycloneDX documents', () => {
       algorithmRef: '2A0DA4D2-BBCA-4515-9BCD-C870A3EA4CE8',
       format: 'PEM',
       state: 'compromised',
+      id: 'revoked-ca-key-2024',
+      creationDate: '2022-12-15T10:00:00Z',
+      activationDate: '2023-01-01T00:00:00Z',
+      updateDate: '2024-01-10T15:45:30Z',
+      securedBy: { mechanism: 'HSM', algorithmRef: 'aes-256-gcm-ref' },
+      // 1.7 states the fingerprint: it is kept, the value is not.
+      fingerprint: { alg: 'SHA-256', content: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' },
     });
+    expect(assets[0]!.certificate).toMatchObject({ fingerprint: { alg: 'SHA-256' }, ca: true });
     const { assets: trivyAssets } = await read(trivy);
     const mlDsa = trivyAssets.find((a) => a.algorithm?.algorithmFamily === 'ML-DSA');
     expect(mlDsa?.algorithm).toMatchObject({ primitive: 'signature', nistQuantumSecurityLevel: expect.any(Number) });

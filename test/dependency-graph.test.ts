@@ -37,7 +37,8 @@ const bundled = async (t: DataTenant, surveyId: string, componentKeys: string[],
 
 const providedBy = async (projectId: string, subject: string) => {
   const page = await contentsOf(projectId, subject, 'crypto_finding');
-  return Object.fromEntries(page.items.map((i) => [i.key, i.data.provided_by]));
+  // By bom-ref: a certificate's finding is keyed by what identifies it (issue 20), its asset by bom-ref.
+  return Object.fromEntries(page.items.map((i) => [i.data.bom_ref ?? i.key, i.data.provided_by]));
 };
 
 const names = (list: { name: string }[] | undefined) => list?.map((c) => c.name);
