@@ -249,10 +249,15 @@ export function clip(text: string): string {
   return text.slice(0, end);
 }
 
-/** Where to cut an overlong piece: after its last `/ - . _ : @ ? & = , ;` in the second half, else at its end. */
+/**
+ * Where to cut an overlong piece: after its last `/` in the second half (a path keeps its file name and
+ * line whole), else after its last `- . _ : @ ? & = , ;` there, else at its end.
+ */
 function lastBreak(piece: string): number {
-  for (let index = piece.length - 1; index > piece.length / 2; index--) {
-    if ('/-._:@?&=,;'.includes(piece[index - 1]!)) return index;
+  for (const marks of ['/', '/-._:@?&=,;']) {
+    for (let index = piece.length - 1; index > piece.length / 2; index--) {
+      if (marks.includes(piece[index - 1]!)) return index;
+    }
   }
   return piece.length;
 }

@@ -6,7 +6,8 @@
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, rgb } from 'pdf-lib';
 import type { RGB } from 'pdf-lib';
-import type { Cell, Column, Figure, RenderModel, SectionModel } from './model';
+import { fitWidths } from './cells';
+import type { Cell, Column, Figure, GroupModel, RenderModel, SectionModel } from './model';
 import { PAGE_HEIGHT, PAGE_WIDTH, paint, type Op } from './pdf-paint';
 import { clean, clip, Typesetter, type PdfFonts, type Weight } from './pdf-type';
 import { PDF_TEMPLATE } from './templates';
@@ -16,6 +17,9 @@ export { PDF_TEMPLATE };
 
 /** Rows of a section the PDF shows; the XLSX and CSV documents carry every entry. */
 export const PDF_MAX_SECTION_ROWS = 500;
+/** In a grouped section: the groups the PDF shows, most important first, and the entries of each. */
+export const PDF_MAX_SECTION_GROUPS = 60;
+export const PDF_GROUP_ROWS = 10;
 
 export type { PdfFonts };
 
@@ -75,6 +79,12 @@ const CELL_PAD_X = 4;
 const CELL_PAD_Y = 3.5;
 /** A cell shows at most this many lines: hostile or huge values cannot make a row taller than a page. */
 const MAX_CELL_LINES = 24;
+/** An entry under a group shows at most this many lines (its first locations). */
+const GROUP_CELL_LINES = 4;
+/** A group's heading and its text start this far right of the margin (a tinted bar is left of them). */
+const GROUP_INDENT = 12;
+/** Between two facts on one line of a group's heading. */
+const FACT_GAP = 18;
 /** The chart keeps to one page. */
 const MAX_CHART_BARS = 40;
 
@@ -269,18 +279,20 @@ class Layout {
 
   section(section: SectionModel): void {
     const color = parseColor(section.color);
-    const shown = section.rows.slice(0, PDF_MAX_SECTION_ROWS);
-    const count = `${formatNumber(section.total)} ${section.total === 1 ? 'entry' : 'entries'}`;
+    const grouped = section.groups;
+    const table = grouped ? new Table(this.type, grouped.columns, color, GROUP_CELL_LINES) : new Table(this.type, section.columns, color);
+    const count = entriesLabel(section.total);
     const countWidth = this.type.width(count, 9, 'bold');
     const title = this.type.wrap(section.title, CONTENT_WIDTH - countWidth - 30, 13, 'bold', 3);
     const description = this.type.wrap(section.description, CONTENT_WIDTH - 12, 9, 'regular', 6);
-    const table = new Table(this.type, section.columns, color);
     const headingHeight = title.length * 17 + description.length * 12 + 10;
-    const firstRow = shown[0] ? table.rowHeight(table.cells(shown[0])) : 14;
+    const firstGroup = grouped?.list[0];
+    const firstRow = section.rows[0] ? table.rowHeight(table.cells(section.rows[0])) : 14;
+    const start = headingHeight + (firstGroup ? this.groupHeading(firstGroup, color).height : 0) + (section.rows.length ? table.headerHeight : 0) + firstRow;
 
     // Each section starts on a fresh page after the summary, later ones where there is room for a start.
     const gap = 18;
-    if (this.pages.length === 1 || this.y + gap + headingHeight + table.headerHeight + firstRow > BODY_BOTTOM) this.newPage();
+    if (this.pages.length === 1 || this.y + gap + start > BODY_BOTTOM) this.newPage();
     else this.y += gap;
     this.contents.push({ title: section.title, detail: count, color, page: this.pageNumber });
 
@@ -290,18 +302,30 @@ class Layout {
     this.y += this.paragraph(description, MARGIN + 12, this.y, 12, { size: 9, color: MUTED });
     this.y += 10;
 
-    if (!shown.length) {
+    if (!section.rows.length) {
       this.text('No entries.', MARGIN, this.y + 10, { size: 9, color: MUTED });
       this.y += 16;
       return;
     }
+    if (grouped) {
+      this.groups(section, grouped.list, table, color);
+      return;
+    }
+    const shown = section.rows.slice(0, PDF_MAX_SECTION_ROWS);
+    this.rows(shown, table, `${section.title} (continued)`);
+    const more = section.total - shown.length;
+    if (more > 0) this.moreNote(`${formatNumber(more)} more ${more === 1 ? 'entry' : 'entries'} in the XLSX and CSV documents.`);
+  }
+
+  /** A table of rows under its header, the header again after each page break (under `continued`). */
+  private rows(rows: Record<string, Cell>[], table: Table, continued: string): void {
     this.tableHeader(table);
-    shown.forEach((row, index) => {
+    rows.forEach((row, index) => {
       const cells = table.cells(row);
       const height = table.rowHeight(cells);
       if (this.y + height > BODY_BOTTOM) {
         this.newPage();
-        this.text(this.type.fit(`${section.title} (continued)`, CONTENT_WIDTH, 9, 'bold'), MARGIN, this.y + 9, { size: 9, weight: 'bold', color: MUTED });
+        this.text(this.type.fit(continued, CONTENT_WIDTH, 9, 'bold'), MARGIN, this.y + 9, { size: 9, weight: 'bold', color: MUTED });
         this.y += 16;
         this.tableHeader(table);
       }
@@ -311,12 +335,90 @@ class Layout {
     });
     this.line(MARGIN, this.y, RIGHT, this.y, 0.5, RULE);
     this.y += 4;
-    const more = section.total - shown.length;
-    if (more > 0) {
-      this.ensure(18);
-      this.text(`${formatNumber(more)} more ${more === 1 ? 'entry' : 'entries'} in the XLSX and CSV documents.`, MARGIN, this.y + 12, { size: 9, weight: 'bold', color: MUTED });
-      this.y += 18;
+  }
+
+  /** Says what was left out of the section, and where it is. */
+  private moreNote(note: string): void {
+    this.ensure(18);
+    this.text(this.type.fit(note, CONTENT_WIDTH, 9, 'bold'), MARGIN, this.y + 12, { size: 9, weight: 'bold', color: MUTED });
+    this.y += 18;
+  }
+
+  /** A grouped section: each group's heading (what its entries share, once), then its first entries. */
+  private groups(section: SectionModel, groups: GroupModel[], table: Table, color: RGB): void {
+    const shownGroups = groups.slice(0, PDF_MAX_SECTION_GROUPS);
+    for (const group of shownGroups) {
+      const heading = this.groupHeading(group, color);
+      const shown = group.rows.slice(0, PDF_GROUP_ROWS);
+      this.ensure(heading.height + table.headerHeight + table.rowHeight(table.cells(shown[0]!)));
+      heading.draw();
+      this.rows(shown, table, `${section.title} · ${group.title} (continued)`);
+      const more = group.rows.length - shown.length;
+      if (more > 0) {
+        this.text(this.type.fit(`and ${formatNumber(more)} more ${more === 1 ? 'entry' : 'entries'} of ${group.title} in the XLSX and CSV documents`, CONTENT_WIDTH - 12, 8.5, 'regular'), MARGIN + 12, this.y + 9, { size: 8.5, color: MUTED });
+        this.y += 14;
+      }
     }
+    const hidden = groups.slice(shownGroups.length);
+    const hiddenEntries = hidden.reduce((sum, group) => sum + group.rows.length, 0);
+    if (hidden.length) this.moreNote(`${formatNumber(hidden.length)} more ${hidden.length === 1 ? 'group' : 'groups'} (${entriesLabel(hiddenEntries)}) in the XLSX and CSV documents.`);
+  }
+
+  /** A group's heading, measured: its title and count, shared facts (label and value), its explanation. */
+  private groupHeading(group: GroupModel, color: RGB): { height: number; draw: () => void } {
+    const count = entriesLabel(group.rows.length);
+    const countWidth = this.type.width(count, 9, 'bold');
+    const detailWidth = group.detail ? Math.min(CONTENT_WIDTH / 3, this.type.width(group.detail, 8.5, 'regular') + 8) : 0;
+    const titleWidth = CONTENT_WIDTH - GROUP_INDENT - countWidth - detailWidth - 16;
+    const title = this.type.wrap(group.title, titleWidth, 10.5, 'bold', 2);
+    const facts = this.factLines(group.facts, CONTENT_WIDTH - GROUP_INDENT);
+    const explanation = group.explanation ? this.type.wrap(group.explanation, CONTENT_WIDTH - GROUP_INDENT, 8.5, 'regular', 5) : [];
+    const height = 8 + title.length * 14 + facts.length * 11 + explanation.length * 11 + 6;
+    const draw = () => {
+      const top = this.y + 8;
+      this.rect(MARGIN, top, 3, height - 10, tint(color, 0.7));
+      let y = top;
+      const x = MARGIN + GROUP_INDENT;
+      const firstWidth = this.type.width(title[0] ?? '', 10.5, 'bold');
+      y += this.paragraph(title, x, y, 14, { size: 10.5, weight: 'bold' });
+      if (group.detail) this.text(this.type.fit(group.detail, detailWidth - 8, 8.5, 'regular'), x + firstWidth + 8, top + baselineOffset(10.5, 14), { size: 8.5, color: MUTED });
+      this.text(count, RIGHT, top + baselineOffset(10.5, 14), { size: 9, weight: 'bold', color: readable(color), align: 'right' });
+      for (const line of facts) {
+        const baseline = y + baselineOffset(8.5, 11);
+        for (const piece of line) this.text(piece.text, x + piece.x, baseline, { size: 8.5, weight: piece.label ? 'bold' : 'regular', color: piece.label ? MUTED : INK });
+        y += 11;
+      }
+      y += this.paragraph(explanation, x, y, 11, { size: 8.5, color: MUTED });
+      this.y = y + 6;
+    };
+    return { height, draw };
+  }
+
+  /**
+   * Facts as lines of label and value pieces (x from the line's start): short facts side by side, a
+   * long value wrapped under itself after its label (at most three lines).
+   */
+  private factLines(facts: GroupModel['facts'], width: number): { text: string; x: number; label: boolean }[][] {
+    const lines: { text: string; x: number; label: boolean }[][] = [];
+    let line: { text: string; x: number; label: boolean }[] = [];
+    let used = 0;
+    for (const fact of facts) {
+      const labelWidth = this.type.width(fact.label, 8.5, 'bold') + 5;
+      const valueWidth = this.type.width(clean(clip(fact.value)), 8.5, 'regular');
+      const start = line.length ? used + FACT_GAP : 0;
+      if (start + labelWidth + valueWidth <= width) {
+        line.push({ text: fact.label, x: start, label: true }, { text: fact.value, x: start + labelWidth, label: false });
+        used = start + labelWidth + valueWidth;
+        continue;
+      }
+      if (line.length) lines.push(line);
+      const values = this.type.wrap(fact.value, width - labelWidth, 8.5, 'regular', 3);
+      values.forEach((value, index) => lines.push([...(index ? [] : [{ text: fact.label, x: 0, label: true }]), { text: value, x: labelWidth, label: false }]));
+      line = [];
+      used = 0;
+    }
+    if (line.length) lines.push(line);
+    return lines;
   }
 
   private tableHeader(table: Table): void {
@@ -419,18 +521,20 @@ class Table {
     private readonly type: Typesetter,
     readonly columns: Column[],
     readonly color: RGB,
+    /** The most lines a cell takes. */
+    private readonly maxLines = MAX_CELL_LINES,
   ) {
     const hints = columns.map((column) => (Number.isFinite(column.width) && column.width > 0 ? column.width : 10));
     // Wide enough for the header's longest word, so that headers break between words.
     const minimums = columns.map((column) => 2 * CELL_PAD_X + Math.max(0, ...clean(clip(column.header)).split(/\s+/).map((word) => type.width(word, CELL_SIZE, 'bold'))));
-    this.widths = columnWidths(hints, minimums);
+    this.widths = fitWidths(hints, minimums, CONTENT_WIDTH);
     this.header = columns.map((column, index) => type.wrap(column.header, this.widths[index]! - 2 * CELL_PAD_X, CELL_SIZE, 'bold', 3));
     this.headerHeight = this.rowHeight(this.header);
     this.headerFill = tint(color, 0.14);
   }
 
   cells(row: Record<string, Cell>): string[][] {
-    return this.columns.map((column, index) => this.type.wrap(cellText(row[column.key] ?? null, column), this.widths[index]! - 2 * CELL_PAD_X, CELL_SIZE, 'regular', MAX_CELL_LINES));
+    return this.columns.map((column, index) => this.type.wrap(cellText(row[column.key] ?? null, column), this.widths[index]! - 2 * CELL_PAD_X, CELL_SIZE, 'regular', this.maxLines));
   }
 
   rowHeight(cells: string[][]): number {
@@ -438,30 +542,16 @@ class Table {
   }
 }
 
-/**
- * Widths proportional to the hints over the content width, raised to their minimums where needed (the
- * others shrink in proportion); plainly proportional when the minimums do not fit together.
- */
-function columnWidths(hints: number[], minimums: number[]): number[] {
-  if (minimums.reduce((sum, minimum) => sum + minimum, 0) > CONTENT_WIDTH) minimums = minimums.map(() => 0);
-  const raised = new Set<number>();
-  for (;;) {
-    const raisedWidth = [...raised].reduce((sum, index) => sum + minimums[index]!, 0);
-    const freeHints = hints.reduce((sum, hint, index) => (raised.has(index) ? sum : sum + hint), 0);
-    const widths = hints.map((hint, index) => (raised.has(index) ? minimums[index]! : ((CONTENT_WIDTH - raisedWidth) * hint) / freeHints));
-    const tooNarrow = widths.findIndex((width, index) => !raised.has(index) && width < minimums[index]!);
-    if (tooNarrow < 0) return widths;
-    raised.add(tooNarrow);
-  }
-}
-
-
 // ---------------------------------------------------------------------------------------------------
 // Small helpers.
 
 /** From the top of a line box to the baseline of text of `size` centred in it. */
 function baselineOffset(size: number, lineHeight: number): number {
   return (lineHeight - size) / 2 + size * 0.8;
+}
+
+function entriesLabel(count: number): string {
+  return `${formatNumber(count)} ${count === 1 ? 'entry' : 'entries'}`;
 }
 
 function formatNumber(value: number): string {
