@@ -1,7 +1,9 @@
 // npm run bench:render — render time and the isolate's peak heap per document format for synthetic
 // reports of 1,000, 5,000 and 20,000 entries, rendered in workerd (wrangler dev) by the renderers the
 // render queue uses (through the local-only route POST /api/v1/dev/render-sample); then the deployed
-// Worker's size as `wrangler deploy --dry-run` reports it. SIZES=1000,5000 narrows the run.
+// Worker's size as `wrangler deploy --dry-run` reports it. Two kinds of report: `plain` (laid out as
+// plain tables) and `pqc` (stored-like pqc-inventory entries laid out as the render queue does, grouped
+// by algorithm and verdict). SIZES=1000,5000 and KINDS=plain narrow the run.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { benchService, heapAfterGc, inspectWorker } from './harness.mjs';
@@ -10,6 +12,7 @@ import { readDevVars, root } from '../scripts/local.mjs';
 const PORT = Number(process.env.BENCH_PORT ?? 8796);
 const SIZES = (process.env.SIZES ?? '1000,5000,20000').split(',').map(Number);
 const FORMATS = ['pdf', 'xlsx', 'pptx', 'html', 'csv'];
+const KINDS = (process.env.KINDS ?? 'plain,pqc').split(',');
 const RUNS = Number(process.env.RUNS ?? 3);
 
 const service = await benchService(PORT, 'render', { inspectorPort: PORT + 100 });
@@ -36,22 +39,22 @@ try {
   console.log(`\nbench:render: synthetic reports rendered in workerd, best of ${RUNS} runs; heap = the Worker isolate's V8 heap through the inspector`);
   console.log('(a full GC before each render; the peak is the largest of samples every 20 ms, which the inspector answers only');
   console.log('between the isolate\'s turns, and of the heap right after the render, its garbage not yet collected)\n');
-  console.log('| entries | format | render ms | document | isolate heap before | peak | peak - before |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const entries of SIZES) {
+  console.log('| kind | entries | format | render ms | document | isolate heap before | peak | peak - before |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const kind of KINDS) for (const entries of SIZES) {
     for (const format of FORMATS) {
       let best = null;
       for (let run = 0; run < RUNS; run++) {
         const before = (await heap.collect()).usedSize;
         const watch = heap.watchPeak(20);
-        const res = await fetch(`${service.base}/api/v1/dev/render-sample?format=${format}&entries=${entries}`, { method: 'POST', headers: { 'x-dev-secret': readDevVars().DEV_SECRET } });
+        const res = await fetch(`${service.base}/api/v1/dev/render-sample?format=${format}&entries=${entries}&kind=${kind}`, { method: 'POST', headers: { 'x-dev-secret': readDevVars().DEV_SECRET } });
         const peak = await watch.stop();
         if (!res.ok) throw new Error(`${format} ${entries}: ${res.status} ${await res.text()}`);
         const { ms, bytes } = await res.json();
         if (!best || ms < best.ms) best = { ms, bytes, before, peak: Math.max(peak, before) };
       }
       const size = best.bytes > 2 ** 20 ? `${mib(best.bytes)} MiB` : `${(best.bytes / 1024).toFixed(0)} KiB`;
-      console.log(`| ${entries} | ${format} | ${best.ms.toFixed(0)} | ${size} | ${mib(best.before)} MiB | ${mib(best.peak)} MiB | ${mib(best.peak - best.before)} MiB |`);
+      console.log(`| ${kind} | ${entries} | ${format} | ${best.ms.toFixed(0)} | ${size} | ${mib(best.before)} MiB | ${mib(best.peak)} MiB | ${mib(best.peak - best.before)} MiB |`);
     }
   }
 } finally {

@@ -6,8 +6,9 @@ import fontkit from '@pdf-lib/fontkit';
 import { decodePDFRawStream, PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PDF_MAX_SECTION_ROWS, renderPdf } from '../src/render/pdf.ts';
+import { PDF_GROUP_ROWS, PDF_MAX_SECTION_ROWS, renderPdf } from '../src/render/pdf.ts';
 import { HOSTILE, SCRIPTS, sampleModel } from '../test/render-sample.ts';
+import { fixtureReport } from '../test/fixture-reports.ts';
 
 const fontFile = (name) => new Uint8Array(readFileSync(new URL(`../src/render/fonts/${name}`, import.meta.url)));
 /** The fonts of src/render/fonts/index.ts, in the same order. */
@@ -144,5 +145,37 @@ describe('PDF renderer: fonts', () => {
     model.sections[0].rows[0].name = 'lock 🔐 ok \u0000 \u{10FFFD} \uD800 end';
     const text = (await pageTexts(await renderPdf(model, FONTS))).join('\n');
     expect(text).toContain('lock \uFFFD ok \uFFFD \uFFFD \uFFFD end');
+  });
+});
+
+describe('PDF of real CBOMs (issue 20): where, grouped, short', () => {
+  const cbom = (name) => readFileSync(new URL(`../test/fixtures/cbom/${name}`, import.meta.url), 'utf8');
+
+  it('"Where" shows where: kafka\'s entries show their file and line, never their bom-ref; unclassified ones are "not judged"', async () => {
+    const { model, entries } = await fixtureReport('pqc-inventory', cbom('ibm-cbomkit__kafka-cbom.json'), { subject: 'kafka' });
+    const all = (await pageTexts(await renderPdf(model, FONTS))).join('\n');
+    expect(all).toContain('DefaultSslEngineFactory.java:429');
+    expect(all).toContain('DelegationTokenControlManager.java:136');
+    // (Some unclassified keys carry their bom-ref in their name, which the classifier gives them.)
+    const named = [...entries.values()].flat().filter((entry) => !entry.name.includes(entry.bom_ref));
+    expect(named.length).toBeGreaterThan(5);
+    for (const entry of named) expect(all).not.toContain(entry.bom_ref);
+    expect(all).toContain('not judged');
+  });
+
+  it('readable at any size: temurin (319 assets) fits in under 15 pages, each explanation once, the most urgent group first', async () => {
+    const { model } = await fixtureReport('pqc-inventory', cbom('ibm-cbomkit-theia__temurin-jdk-image.cbom.json'), { subject: 'temurin' });
+    const pages = await pageTexts(await renderPdf(model, FONTS));
+    expect(pages.length).toBeLessThan(15);
+    const all = pages.join('\n');
+    // The first section page opens with red's most urgent group: SHA-1 signatures, disallowed since 2013.
+    const red = pages[2];
+    const order = ['Red: broken or quantum-vulnerable', '314 entries', 'RSA-2048-SHA1 signature', '39 entries', 'Deadline 2013-12-31', 'RSA-4096-SHA1 signature'];
+    expect(order.map((text) => red.indexOf(text))).toEqual(order.map((text) => red.indexOf(text)).sort((a, b) => a - b));
+    expect(order.every((text) => red.includes(text))).toBe(true);
+    // One explanation per group, not one per entry (39 certificates share this one).
+    expect(all.split('RSA-2048-SHA1 signs a SHA-1 digest').length - 1).toBe(1);
+    expect(all).toContain(`and ${39 - PDF_GROUP_ROWS} more entries of RSA-2048-SHA1 in the XLSX and CSV documents`);
+    expect(all).toContain('/etc/ssl/cert.pem');
   });
 });

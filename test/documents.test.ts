@@ -10,10 +10,12 @@ import { parse as parseHtml } from 'parse5';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { projectStub } from '../src/project/client';
+import { PDF_TEMPLATE } from '../src/render/templates';
 import { api, expectError, json } from './helpers';
 import { addPerson } from './people';
 import { dataTenant, readEvents } from './data-plane';
 import { analysed, buildReports, deliver, getJob, P } from './pipeline';
+import temurin from './fixtures/cbom/ibm-cbomkit-theia__temurin-jdk-image.cbom.json?raw';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 const FORMATS = ['pdf', 'xlsx', 'pptx', 'html', 'csv'];
@@ -281,10 +283,10 @@ describe('stale projections (spec 4.10 rule 1)', () => {
 
   it('empty while every document is current; other template versions make those formats stale', async () => {
     expect(await json(await stale())).toEqual([]);
-    const what = await json(await stale(`?templateVersions=${encodeURIComponent('{"pdf":"2"}')}`));
+    const what = await json(await stale(`?templateVersions=${encodeURIComponent('{"pdf":"99"}')}`));
     expect(what.length).toBe(3);
     for (const entry of what) {
-      expect(entry).toMatchObject({ survey_id: survey.id, format: 'pdf', reasons: [{ reason: 'template_version', rendered_with: '1', current: '2' }] });
+      expect(entry).toMatchObject({ survey_id: survey.id, format: 'pdf', reasons: [{ reason: 'template_version', rendered_with: PDF_TEMPLATE.version, current: '99' }] });
     }
     expect(what.map((e: any) => e.report_type).sort()).toEqual(['cbom', 'composition', 'pqc-inventory']);
   });
@@ -324,5 +326,47 @@ describe('stale projections (spec 4.10 rule 1)', () => {
     await expectError(await stale('?parentId=nope'), 400, 'invalid_parameter');
     const member = await addPerson(t, 'Member');
     await expectError(await stale('', member.token), 403, 'permission_denied');
+  });
+});
+
+// Last: the stale projections above count this file's surveys.
+describe('documents of a real CBOM through the pipeline (issue 20): temurin, 319 assets', () => {
+  let report: string;
+  let surveyId: string;
+  beforeAll(async () => {
+    const s = await analysed(t, temurin, { target: 'temurin-jdk' });
+    surveyId = s.surveyId;
+    report = reportOf(await getJob(t, s.surveyId), 'pqc-inventory').id;
+    await rendered(t, report);
+  }, 60_000);
+
+  it('readable at any size: the PDF stays under 15 pages; the XLSX, CSV and HTML keep every entry, grouped', async () => {
+    const pdf = await PDFDocument.load(new Uint8Array(await (await exportOf(t, report, 'pdf')).arrayBuffer()));
+    expect(pdf.getPageCount()).toBeLessThan(15);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(await (await exportOf(t, report, 'xlsx')).arrayBuffer());
+    expect(book.worksheets.slice(1).reduce((n, sheet) => n + sheet.actualRowCount - 1, 0)).toBe(319);
+    const rows: string[][] = parseCsv(await (await exportOf(t, report, 'csv')).text(), { bom: true });
+    expect(rows.length - 1).toBe(319);
+    const html = parseHtml(await (await exportOf(t, report, 'html')).text());
+    const trs: any[] = [];
+    const walk = (node: any) => {
+      if (node.tagName === 'tr') trs.push(node);
+      for (const child of node.childNodes ?? []) walk(child);
+    };
+    walk(html);
+    expect(trs.filter((tr) => tr.childNodes.some((c: any) => c.tagName === 'td')).length).toBe(319);
+    expect(trs.filter((tr) => tr.attrs.some((a: any) => a.name === 'class' && a.value === 'group-head')).length).toBeGreaterThan(5);
+  });
+
+  it('"Where" shows the file from the occurrences; the XLSX summary names the survey by its id and target', async () => {
+    const rows: string[][] = parseCsv(await (await exportOf(t, report, 'csv')).text(), { bom: true });
+    const where = rows[0]!.indexOf('Where');
+    expect(rows.filter((r) => r[where] === '/etc/ssl/cert.pem').length).toBeGreaterThan(200);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(await (await exportOf(t, report, 'xlsx')).arrayBuffer());
+    const summary: Record<string, unknown> = {};
+    book.getWorksheet('Summary')!.eachRow((row) => void (summary[String(row.getCell(1).value)] ??= row.getCell(2).value));
+    expect(summary).toMatchObject({ Survey: surveyId, Target: 'temurin-jdk', Tag: 'none' });
   });
 });

@@ -46,7 +46,7 @@ describe('HTML document', () => {
   const all = elements(document);
 
   it('is one self-contained file that runs and fetches nothing', () => {
-    expect(HTML_TEMPLATE).toEqual({ format: 'html', version: '1', library: 'built-in', contentType: 'text/html; charset=utf-8' });
+    expect(HTML_TEMPLATE).toEqual({ format: 'html', version: '2', library: 'built-in', contentType: 'text/html; charset=utf-8' });
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
     expect(attr(all.find((e) => e.tagName === 'html')!, 'lang')).toBe('en');
     expect(all.some((e) => e.tagName === 'meta' && attr(e, 'charset') === 'utf-8')).toBe(true);
@@ -143,7 +143,7 @@ describe('CSV document', () => {
   const records: string[][] = parseCsv(csv, { bom: true, relax_column_count: false });
 
   it('is RFC 4180 with a BOM: CRLF line ends, a header row, one row per entry', () => {
-    expect(CSV_TEMPLATE).toEqual({ format: 'csv', version: '1', library: 'built-in', contentType: 'text/csv; charset=utf-8' });
+    expect(CSV_TEMPLATE).toEqual({ format: 'csv', version: '2', library: 'built-in', contentType: 'text/csv; charset=utf-8' });
     expect(csv.startsWith('\uFEFFsection,Name,Primitive,Component,Explanation,Move to,Deadline,Occurrences\r\n')).toBe(true);
     expect(csv.endsWith('\r\n')).toBe(true);
     // Every line break outside quoted fields is CRLF: count the row ends.

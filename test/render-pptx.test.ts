@@ -41,7 +41,7 @@ describe('the deck', () => {
   it('is a PPTX file: a title slide, a summary slide, one slide per non-empty section', async () => {
     expect(PPTX_TEMPLATE).toEqual({
       format: 'pptx',
-      version: '1',
+      version: '2',
       library: 'pptxgenjs 4.0.1',
       contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
     });

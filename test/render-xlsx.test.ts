@@ -35,7 +35,7 @@ describe('the workbook', () => {
   it('is an XLSX file with a Summary sheet and one sheet per section, named after the sections', () => {
     expect(XLSX_TEMPLATE).toEqual({
       format: 'xlsx',
-      version: '1',
+      version: '2',
       library: 'exceljs 4.4.0',
       contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     });
@@ -79,12 +79,15 @@ describe('the Summary sheet', () => {
     return found;
   };
 
-  it('names the report: title, project, subject, survey, report id', () => {
+  it('names the report: title, project, subject, survey (its id, target and tag), report id', () => {
     expect(summary.getCell('A1').value).toBe(small.title);
     expect(summary.getCell('A1').font.bold).toBe(true);
     expect(rowOf('Project').getCell(2).value).toBe(small.project.name);
     expect(rowOf('Subject').getCell(2).value).toBe(small.subject);
-    expect(rowOf('Survey').getCell(2).value).toBe(small.survey.tag);
+    // Issue 20: the survey row names the survey by its id (it was empty for a survey without a tag).
+    expect(rowOf('Survey').getCell(2).value).toBe(small.survey.id);
+    expect(rowOf('Target').getCell(2).value).toBe(small.survey.target);
+    expect(rowOf('Tag').getCell(2).value).toBe(small.survey.tag);
     expect(rowOf('Survey type').getCell(2).value).toBe(small.survey.type);
     expect(rowOf('Report').getCell(2).value).toBe(small.reportId);
   });

@@ -91,7 +91,7 @@ export interface RenderStart {
   run: boolean;
   attempt?: number;
   report?: ReportRow;
-  survey?: { id: string; type: string; tag: string | null };
+  survey?: { id: string; type: string; tag: string | null; target: string | null };
 }
 
 /** The consumer starts a render: the job runs (or the delivery is a stale duplicate: `run: false`). */
@@ -108,7 +108,7 @@ export function beginRender(state: ProjectState, input: { jobId: string }, now =
   const running = changeJob(state.db, job, { status: 'RUNNING', message: `Rendering the ${String(job.metadata.format).toUpperCase()} document.`, metadata: { attempt } });
   state.notify([running]);
   const { report, survey } = record(state, work.reportId);
-  return { run: true, attempt, report, survey: { id: survey.id, type: survey.type, tag: survey.tag } };
+  return { run: true, attempt, report, survey: { id: survey.id, type: survey.type, tag: survey.tag, target: survey.target ?? null } };
 }
 
 export interface FinishedRender {

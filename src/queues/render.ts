@@ -106,7 +106,8 @@ export async function renderDocument(env: Env, message: RenderMessage): Promise<
     provenance: {
       format: message.format,
       report: { id: report.id, type: report.type, produced_at: report.producedAt },
-      survey: start.survey!,
+      // The provenance's survey has the JSON export's shape (its id, type and tag).
+      survey: { id: start.survey!.id, type: start.survey!.type, tag: start.survey!.tag },
       bundle: provenance.bundle ?? null,
       source: provenance.source ?? null,
       versions: {

@@ -64,3 +64,20 @@ export function textColorOn(backgroundHex: string): '000000' | 'FFFFFF' {
   // The contrast against white and against black are equal at luminance 0.179.
   return luminance > 0.179 ? '000000' : 'FFFFFF';
 }
+
+/**
+ * Column widths proportional to the hints over `total`, raised to their minimums where needed (the
+ * others shrink in proportion); plainly proportional when the minimums do not fit together.
+ */
+export function fitWidths(hints: number[], minimums: number[], total: number): number[] {
+  if (minimums.reduce((sum, minimum) => sum + minimum, 0) > total) minimums = minimums.map(() => 0);
+  const raised = new Set<number>();
+  for (;;) {
+    const raisedWidth = [...raised].reduce((sum, index) => sum + minimums[index]!, 0);
+    const freeHints = hints.reduce((sum, hint, index) => (raised.has(index) ? sum : sum + hint), 0);
+    const widths = hints.map((hint, index) => (raised.has(index) ? minimums[index]! : ((total - raisedWidth) * hint) / freeHints));
+    const tooNarrow = widths.findIndex((width, index) => !raised.has(index) && width < minimums[index]!);
+    if (tooNarrow < 0) return widths;
+    raised.add(tooNarrow);
+  }
+}

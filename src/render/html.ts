@@ -1,8 +1,9 @@
 // The HTML document of a report: one self-contained file (inline CSS, no script, nothing fetched) that
-// reads well on screen and prints cleanly. Every model value is escaped where it is written, and the
-// only model values that reach CSS are colours checked to be `#rrggbb`.
-import { formatDate, parseIsoDate } from './cells';
-import type { Cell, Column, RenderModel, SectionModel } from './model';
+// reads well on screen and prints cleanly. A grouped section shows each group's heading (what its
+// entries share, once) with all its entries under it. Every model value is escaped where it is
+// written, and the only model values that reach CSS are colours checked to be `#rrggbb`.
+import { fitWidths, formatDate, parseIsoDate } from './cells';
+import type { Cell, Column, GroupModel, RenderModel, SectionModel } from './model';
 
 export { HTML_TEMPLATE } from './templates';
 
@@ -94,8 +95,17 @@ a { color: #0b57d0; }
 table { width: 100%; border-collapse: collapse; table-layout: fixed; font-size: 13px; line-height: 1.4; }
 th, td { padding: 6px 8px; text-align: left; vertical-align: top; border-bottom: 1px solid var(--rule); }
 td { white-space: pre-line; overflow-wrap: anywhere; }
-th { overflow-wrap: break-word; position: sticky; top: 0; background: #fff; border-bottom: 2px solid var(--ink); font-size: .92em; font-weight: 600; }
+/* Headers break between words only: each column is at least as wide as its header's longest word. */
+thead th { overflow-wrap: normal; word-break: normal; hyphens: manual; position: sticky; top: 0; background: #fff; border-bottom: 2px solid var(--ink); font-size: .92em; font-weight: 600; }
 tbody tr:nth-child(even) { background: #fafbfc; }
+.group-head th { padding: 14px 8px 8px; font-weight: 400; background: #fff; border-bottom: 1px solid var(--accent); }
+.group-title { font-weight: 650; font-size: 1.08em; }
+.group-detail { color: var(--muted); margin-left: 8px; }
+.group-count { float: right; font-weight: 600; font-variant-numeric: tabular-nums; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0 12px; margin: 4px 0 0; }
+.facts dt { color: var(--muted); font-weight: 600; }
+.facts dd { margin: 0; }
+.group-explanation { margin: 4px 0 0; color: var(--muted); }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .date { white-space: nowrap; font-variant-numeric: tabular-nums; }
 /* On a phone the tables scroll sideways rather than squeeze seven columns into a few words each. */
@@ -125,7 +135,8 @@ tbody tr:nth-child(even) { background: #fafbfc; }
   table { font-size: 8pt; }
   th, td { padding: 4px 6px; }
   .figure-value { font-size: 20pt; }
-  th { position: static; }
+  thead th { position: static; }
+  .group-head { break-after: avoid; }
   thead { display: table-header-group; }
   tr { break-inside: avoid; }
   tbody tr:nth-child(even) { background: none; }
@@ -133,7 +144,8 @@ tbody tr:nth-child(even) { background: #fafbfc; }
 `;
 
 function renderHeader(model: RenderModel): string {
-  const survey = [model.survey.tag, model.survey.type].filter((part): part is string => part !== null);
+  // The survey by its tag, else its id.
+  const survey = [model.survey.tag ?? model.survey.id, model.survey.type].filter((part): part is string => part !== null);
   const meta: [label: string, html: string][] = [
     ['Project', escapeHtml(model.project.name)],
     ['Subject', escapeHtml(model.subject)],
@@ -194,16 +206,44 @@ function renderSectionStart(section: SectionModel, index: number): string {
     `<p class="section-total">${entriesLabel(section.total)}<a class="back" href="#contents">Back to contents</a></p>` +
     `<p class="section-description">${escapeHtml(section.description)}</p></header>`;
   if (section.rows.length === 0) return `${header}<p class="empty">No entries.</p>`;
-  // Widths from the columns' hints (at least the header's length), so long text gets the room and short codes do not.
-  const weights = section.columns.map((column) => Math.max(column.width, column.header.length + 4));
-  const totalWeight = weights.reduce((sum, weight) => sum + weight, 0);
-  const cols = weights.map((weight) => `<col style="width:${((weight / totalWeight) * 100).toFixed(2)}%">`).join('');
-  const headers = section.columns.map((column) => `<th scope="col"${kindClass(column)}>${escapeHtml(column.header)}</th>`).join('');
-  return `${header}<div class="table-scroll"><table><colgroup>${cols}</colgroup><thead><tr>${headers}</tr></thead><tbody>`;
+  const columns = section.groups?.columns ?? section.columns;
+  const cols = columnPercents(columns).map((percent) => `<col style="width:${percent.toFixed(2)}%">`).join('');
+  const headers = columns.map((column) => `<th scope="col"${kindClass(column)}>${escapeHtml(column.header)}</th>`).join('');
+  return `${header}<div class="table-scroll"><table><colgroup>${cols}</colgroup><thead><tr>${headers}</tr></thead>${section.groups ? '' : '<tbody>'}`;
+}
+
+/** The narrowest a section's table gets before it scrolls sideways (a window just over the phone layout's 800 px). */
+const MIN_TABLE_PX = 720;
+/** About how wide a header character is in pixels (12 px semibold), and a header cell's padding and slack. */
+const HEADER_CHAR_PX = 8;
+const HEADER_PAD_PX = 18;
+
+/**
+ * Column widths in percent: from the columns' hints, each at least as wide as its header's longest word
+ * at the narrowest table (so headers never break inside a word), as in the PDF.
+ */
+export function columnPercents(columns: Column[]): number[] {
+  const hints = columns.map((column) => (Number.isFinite(column.width) && column.width > 0 ? column.width : 10));
+  const minimums = columns.map((column) => ((Math.max(0, ...column.header.split(/\s+/).map((word) => [...word].length)) * HEADER_CHAR_PX + HEADER_PAD_PX) / MIN_TABLE_PX) * 100);
+  return fitWidths(hints, minimums, 100);
+}
+
+/** A group's heading row: its title and count, the facts it shares, its explanation. */
+function renderGroupHead(group: GroupModel, span: number): string {
+  const facts = group.facts.map((fact) => `<dt>${escapeHtml(fact.label)}</dt><dd>${escapeHtml(fact.value)}</dd>`).join('');
+  return (
+    `<tbody class="group"><tr class="group-head"><th scope="rowgroup" colspan="${span}">` +
+    `<span class="group-count">${entriesLabel(group.rows.length)}</span><span class="group-title">${escapeHtml(group.title)}</span>` +
+    (group.detail === null ? '' : `<span class="group-detail">${escapeHtml(group.detail)}</span>`) +
+    (facts ? `<dl class="facts">${facts}</dl>` : '') +
+    (group.explanation === null ? '' : `<p class="group-explanation">${escapeHtml(group.explanation)}</p>`) +
+    '</th></tr>'
+  );
 }
 
 function renderSectionEnd(section: SectionModel): string {
-  return section.rows.length === 0 ? '</section>' : '</tbody></table></div></section>';
+  if (section.rows.length === 0) return '</section>';
+  return `${section.groups ? '' : '</tbody>'}</table></div></section>`;
 }
 
 function kindClass(column: Column): string {
@@ -233,12 +273,21 @@ export function* renderHtml(model: RenderModel): Generator<string> {
     `<div class="overview">${renderChart(model)}${renderContents(model)}</div>`
   );
   for (const [index, section] of model.sections.entries()) {
-    const cellOpenings = section.columns.map((column) => `<td${kindClass(column)}>`);
+    const columns = section.groups?.columns ?? section.columns;
+    const cellOpenings = columns.map((column) => `<td${kindClass(column)}>`);
     let chunk = renderSectionStart(section, index);
-    for (let start = 0; start < section.rows.length; start += ROWS_PER_CHUNK) {
-      for (const row of section.rows.slice(start, start + ROWS_PER_CHUNK)) chunk += renderRow(row, cellOpenings, section.columns);
-      yield chunk;
-      chunk = '';
+    let rows = 0;
+    // A grouped section: each group a <tbody> under its heading row; a plain one: one <tbody>.
+    for (const group of section.groups?.list ?? [null]) {
+      if (group) chunk += renderGroupHead(group, columns.length);
+      for (const row of group?.rows ?? section.rows) {
+        chunk += renderRow(row, cellOpenings, columns);
+        if (++rows % ROWS_PER_CHUNK === 0) {
+          yield chunk;
+          chunk = '';
+        }
+      }
+      if (group) chunk += '</tbody>';
     }
     yield chunk + renderSectionEnd(section);
   }

@@ -27,6 +27,27 @@ export interface SectionModel {
   total: number;
   columns: Column[];
   rows: Record<string, Cell>[];
+  /**
+   * When the entries are grouped (src/render/groups.ts): the groups, most important first, whose rows
+   * in order are `rows`; the columns an entry shows under its group (what the group does not say); what
+   * a group's title names (`Algorithm`, `Component`); and, when a group is told by its entries (a
+   * component by its advisories), the column that names them.
+   */
+  groups?: { title: string; columns: Column[]; list: GroupModel[]; members?: { key: string; header: string } };
+}
+
+/** Entries that share what a reader acts on, said once: an algorithm and its verdict, a component and its fix. */
+export interface GroupModel {
+  /** What the entries share, as people read it (`RSA-2048-SHA1`, `log4j-core 2.14.1`). */
+  title: string;
+  /** What the title is to its entries (`signature`, a package URL), or null. */
+  detail: string | null;
+  /** Shared facts in reading order (`Deadline`, `Move to`, `Fix version`). */
+  facts: { label: string; value: string }[];
+  /** The explanation every entry of the group shares. */
+  explanation: string | null;
+  /** The group's entries, most important first (the same objects as the section's rows). */
+  rows: Record<string, Cell>[];
 }
 
 export interface Figure {
@@ -50,7 +71,8 @@ export interface RenderModel {
   title: string;
   project: { id: string; name: string };
   subject: string;
-  survey: { id: string | null; tag: string | null; type: string | null };
+  /** The survey the report came from (null for a posture report): its id, tag, type and target. */
+  survey: { id: string | null; tag: string | null; type: string | null; target: string | null };
   /** When the report was produced (ISO timestamp). */
   producedAt: string;
   /** The headline figures, in reading order. */

@@ -4,10 +4,12 @@
 // painted. Text is set in subsetted TrueType fonts with per-character fallback between them (pdf-lib's
 // standard fonts are WinAnsi only); fonts/SOURCES.md says where they come from.
 import fontkit from '@pdf-lib/fontkit';
-import type { Font as FontkitFont } from '@pdf-lib/fontkit';
 import { PDFDocument, rgb } from 'pdf-lib';
-import type { PDFFont, PDFPage, RGB } from 'pdf-lib';
-import type { Cell, Column, Figure, RenderModel, SectionModel } from './model';
+import type { RGB } from 'pdf-lib';
+import { fitWidths } from './cells';
+import type { Cell, Column, Figure, GroupModel, RenderModel, SectionModel } from './model';
+import { PAGE_HEIGHT, PAGE_WIDTH, paint, type Op } from './pdf-paint';
+import { clean, clip, Typesetter, type PdfFonts, type Weight } from './pdf-type';
 import { PDF_TEMPLATE } from './templates';
 
 // Defined with the other formats' templates, which the request path reads without loading pdf-lib.
@@ -15,16 +17,11 @@ export { PDF_TEMPLATE };
 
 /** Rows of a section the PDF shows; the XLSX and CSV documents carry every entry. */
 export const PDF_MAX_SECTION_ROWS = 500;
+/** In a grouped section: the groups the PDF shows, most important first, and the entries of each. */
+export const PDF_MAX_SECTION_GROUPS = 60;
+export const PDF_GROUP_ROWS = 10;
 
-type FontData = ArrayBuffer | Uint8Array;
-
-/** TrueType fonts. A character is set in the first font of its weight's chain that has it. */
-export interface PdfFonts {
-  regular: FontData;
-  bold: FontData;
-  /** Fonts of other scripts, tried in order after the regular (or bold) font. */
-  fallbacks: FontData[];
-}
+export type { PdfFonts };
 
 /**
  * Renders the report as a PDF. `fonts` defaults to the fonts bundled into the Worker; Node (tests, tools)
@@ -57,10 +54,8 @@ export async function renderPdf(model: RenderModel, fonts?: PdfFonts): Promise<U
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Page geometry (points) and colours. A4 landscape: wide tables wrap less.
+// Page geometry (points) and colours.
 
-const PAGE_WIDTH = 841.89;
-const PAGE_HEIGHT = 595.28;
 const MARGIN = 40;
 const CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN;
 const RIGHT = PAGE_WIDTH - MARGIN;
@@ -82,285 +77,21 @@ const CELL_SIZE = 8;
 const CELL_LINE = 10;
 const CELL_PAD_X = 4;
 const CELL_PAD_Y = 3.5;
-/** A cell shows at most this much text: hostile or huge values cannot make a row taller than a page. */
+/** A cell shows at most this many lines: hostile or huge values cannot make a row taller than a page. */
 const MAX_CELL_LINES = 24;
-const MAX_CELL_CHARS = 2400;
+/** An entry under a group shows at most this many lines (its first locations). */
+const GROUP_CELL_LINES = 4;
+/** A group's heading and its text start this far right of the margin (a tinted bar is left of them). */
+const GROUP_INDENT = 12;
+/** Between two facts on one line of a group's heading. */
+const FACT_GAP = 18;
 /** The chart keeps to one page. */
 const MAX_CHART_BARS = 40;
 
 const GROUPED = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-const REPLACEMENT = '\uFFFD';
-const ELLIPSIS = '…';
-
-// ---------------------------------------------------------------------------------------------------
-// Fonts and text measurement.
-
-type Weight = 'regular' | 'bold';
-
-/** One font: its metrics for layout, its bytes for embedding. */
-class Face {
-  readonly font: FontkitFont;
-  /** Fonts with substitutions (Arabic joining forms) are measured through their layout. */
-  readonly shapes: boolean;
-  private readonly advances = new Map<number, number>();
-
-  constructor(readonly bytes: Uint8Array) {
-    this.font = fontkit.create(bytes);
-    this.shapes = this.font.availableFeatures.length > 0;
-  }
-
-  has(codePoint: number): boolean {
-    return this.font.hasGlyphForCodePoint(codePoint);
-  }
-
-  /** The advance of a character, in ems. */
-  advance(codePoint: number): number {
-    let advance = this.advances.get(codePoint);
-    if (advance === undefined) {
-      advance = this.font.glyphForCodePoint(codePoint).advanceWidth / this.font.unitsPerEm;
-      this.advances.set(codePoint, advance);
-    }
-    return advance;
-  }
-
-  /** The width of text set in this face, in ems: what pdf-lib draws (glyph advances after substitution). */
-  width(text: string): number {
-    let width = 0;
-    if (this.shapes) {
-      for (const glyph of this.font.layout(text).glyphs) width += glyph.advanceWidth;
-      return width / this.font.unitsPerEm;
-    }
-    for (const char of text) width += this.advance(char.codePointAt(0)!);
-    return width;
-  }
-}
-
-/** Parsed once per isolate: the bundled font data lives as long as the module. */
-const FACES = new WeakMap<FontData, Face>();
-function faceOf(data: FontData): Face {
-  let face = FACES.get(data);
-  if (!face) {
-    face = new Face(data instanceof Uint8Array ? data : new Uint8Array(data));
-    FACES.set(data, face);
-  }
-  return face;
-}
-
-/** A piece of a line set in one face; width in ems. */
-interface Run {
-  face: Face;
-  text: string;
-  width: number;
-}
-
-/** Combining marks and joiners belong with the character before them (shaping happens per face). */
-const CLINGS = /^[\p{M}\u200C\u200D]$/u;
-/** Invisible format characters and variation selectors: no font draws them, so they are left out. */
-const INVISIBLE = /(?![\u200C\u200D])[\p{Cf}\p{Variation_Selector}]/gu;
-
-/** Text as the layout reads it: line breaks as `\n`, tabs as spaces, invisible characters gone. */
-function clean(text: string): string {
-  return text.replace(/\r\n?|[\u0085\u2028\u2029]/g, '\n').replace(/\t/g, ' ').replace(INVISIBLE, '');
-}
-
-/** Chooses a face for each character, measures, wraps and fits text. */
-class Typesetter {
-  private readonly chains: Record<Weight, Face[]>;
-  private readonly chosen: Record<Weight, Map<number, Face | null>> = { regular: new Map(), bold: new Map() };
-  private readonly wordWidths: Record<Weight, Map<string, number>> = { regular: new Map(), bold: new Map() };
-
-  constructor(fonts: PdfFonts) {
-    const fallbacks = fonts.fallbacks.map(faceOf);
-    const regular = faceOf(fonts.regular);
-    this.chains = { regular: [regular, ...fallbacks], bold: [faceOf(fonts.bold), regular, ...fallbacks] };
-  }
-
-  private faceFor(codePoint: number, weight: Weight): Face | null {
-    const chosen = this.chosen[weight];
-    let face = chosen.get(codePoint);
-    if (face === undefined) {
-      face = this.chains[weight].find((candidate) => candidate.has(codePoint)) ?? null;
-      chosen.set(codePoint, face);
-    }
-    return face;
-  }
-
-  /** Splits a line into runs of one face; a character no font has becomes a visible U+FFFD. */
-  runs(line: string, weight: Weight): Run[] {
-    const runs: Run[] = [];
-    let current: Run | undefined;
-    for (const char of line) {
-      const codePoint = char.codePointAt(0)!;
-      let face = current && CLINGS.test(char) && current.face.has(codePoint) ? current.face : this.faceFor(codePoint, weight);
-      let piece = char;
-      if (!face) {
-        // The first face of each chain has U+FFFD.
-        face = this.chains[weight][0]!;
-        piece = REPLACEMENT;
-      }
-      if (current?.face === face) current.text += piece;
-      else {
-        current = { face, text: piece, width: 0 };
-        runs.push(current);
-      }
-    }
-    for (const run of runs) run.width = run.face.width(run.text);
-    return runs;
-  }
-
-  /** The width of a line in ems. */
-  private measure(line: string, weight: Weight): number {
-    let width = 0;
-    for (const char of line) {
-      const codePoint = char.codePointAt(0)!;
-      const face = this.faceFor(codePoint, weight);
-      // Rare cases (shaping, marks, missing glyphs) go the exact way.
-      if (!face || face.shapes || CLINGS.test(char)) return this.runs(line, weight).reduce((sum, run) => sum + run.width, 0);
-      width += face.advance(codePoint);
-    }
-    return width;
-  }
-
-  private wordWidth(word: string, weight: Weight): number {
-    const cache = this.wordWidths[weight];
-    let width = cache.get(word);
-    if (width === undefined) {
-      width = this.measure(word, weight);
-      cache.set(word, width);
-    }
-    return width;
-  }
-
-  width(line: string, size: number, weight: Weight): number {
-    return this.measure(line, weight) * size;
-  }
-
-  /**
-   * Wraps text into lines no wider than `maxWidth`: by words, breaking a word only when it is wider
-   * than a line (after a `/`, `-`, `.` or similar where one is near the end). More than `maxLines`
-   * lines end in an ellipsis.
-   */
-  wrap(text: string, maxWidth: number, size: number, weight: Weight, maxLines = Number.POSITIVE_INFINITY): string[] {
-    const limit = maxWidth / size;
-    const space = this.wordWidth(' ', weight);
-    const truncated = text.length > MAX_CELL_CHARS;
-    const lines: string[] = [];
-    for (const paragraph of clean(clip(text)).trim().split('\n')) {
-      let line = '';
-      let lineWidth = 0;
-      for (const word of paragraph.split(' ')) {
-        if (lines.length > maxLines) break;
-        if (!word) continue;
-        const width = this.wordWidth(word, weight);
-        if (line && lineWidth + space + width <= limit) {
-          line += ` ${word}`;
-          lineWidth += space + width;
-          continue;
-        }
-        if (line) lines.push(line);
-        if (width <= limit) {
-          line = word;
-          lineWidth = width;
-          continue;
-        }
-        const pieces = this.breakWord(word, limit, weight);
-        line = pieces.pop()!;
-        lineWidth = this.measure(line, weight);
-        lines.push(...pieces);
-      }
-      lines.push(line);
-      if (lines.length > maxLines) break;
-    }
-    if (lines.length > maxLines || truncated) {
-      const kept = lines.slice(0, maxLines);
-      kept[kept.length - 1] = this.fit(`${kept.at(-1)!}${ELLIPSIS}`, maxWidth, size, weight);
-      return kept;
-    }
-    return lines;
-  }
-
-  /** Cuts a word wider than a line into pieces that fit, keeping marks with their base character. */
-  private breakWord(word: string, limit: number, weight: Weight): string[] {
-    const pieces: string[] = [];
-    let piece = '';
-    let pieceWidth = 0;
-    for (const cluster of word.match(/\P{M}\p{M}*|\p{M}+/gu) ?? []) {
-      const width = this.measure(cluster, weight);
-      if (piece && pieceWidth + width > limit) {
-        const cut = lastBreak(piece);
-        pieces.push(piece.slice(0, cut));
-        piece = piece.slice(cut);
-        pieceWidth = this.measure(piece, weight);
-      }
-      piece += cluster;
-      pieceWidth += width;
-    }
-    pieces.push(piece);
-    return pieces;
-  }
-
-  /** One line, shortened with an ellipsis when it is wider than `maxWidth`. */
-  fit(text: string, maxWidth: number, size: number, weight: Weight): string {
-    const line = clean(clip(text)).replace(/\n/g, ' ');
-    if (this.width(line, size, weight) <= maxWidth) return line;
-    const chars = Array.from(line);
-    // Binary search for the longest prefix that fits with the ellipsis.
-    let low = 0;
-    let high = chars.length;
-    while (low < high) {
-      const middle = Math.ceil((low + high) / 2);
-      if (this.width(chars.slice(0, middle).join('') + ELLIPSIS, size, weight) <= maxWidth) low = middle;
-      else high = middle - 1;
-    }
-    return chars.slice(0, low).join('').trimEnd() + ELLIPSIS;
-  }
-}
-
-/** At most MAX_CELL_CHARS of text, not cutting a surrogate pair in two. */
-function clip(text: string): string {
-  if (text.length <= MAX_CELL_CHARS) return text;
-  const end = /[\uD800-\uDBFF]/.test(text[MAX_CELL_CHARS - 1]!) ? MAX_CELL_CHARS - 1 : MAX_CELL_CHARS;
-  return text.slice(0, end);
-}
-
-/** Where to cut an overlong piece: after its last `/ - . _ : @ ? & = , ;` in the second half, else at its end. */
-function lastBreak(piece: string): number {
-  for (let index = piece.length - 1; index > piece.length / 2; index--) {
-    if ('/-._:@?&=,;'.includes(piece[index - 1]!)) return index;
-  }
-  return piece.length;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Layout: drawing operations per page, in top-down coordinates (y grows downwards from the page top).
-
-interface TextOp {
-  kind: 'text';
-  x: number;
-  /** The baseline. */
-  y: number;
-  size: number;
-  runs: Run[];
-  color: RGB;
-}
-interface RectOp {
-  kind: 'rect';
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  color: RGB;
-}
-interface LineOp {
-  kind: 'line';
-  x1: number;
-  y1: number;
-  x2: number;
-  y2: number;
-  thickness: number;
-  color: RGB;
-}
-type Op = TextOp | RectOp | LineOp;
 
 interface TextStyle {
   size: number;
@@ -548,18 +279,20 @@ class Layout {
 
   section(section: SectionModel): void {
     const color = parseColor(section.color);
-    const shown = section.rows.slice(0, PDF_MAX_SECTION_ROWS);
-    const count = `${formatNumber(section.total)} ${section.total === 1 ? 'entry' : 'entries'}`;
+    const grouped = section.groups;
+    const table = grouped ? new Table(this.type, grouped.columns, color, GROUP_CELL_LINES) : new Table(this.type, section.columns, color);
+    const count = entriesLabel(section.total);
     const countWidth = this.type.width(count, 9, 'bold');
     const title = this.type.wrap(section.title, CONTENT_WIDTH - countWidth - 30, 13, 'bold', 3);
     const description = this.type.wrap(section.description, CONTENT_WIDTH - 12, 9, 'regular', 6);
-    const table = new Table(this.type, section.columns, color);
     const headingHeight = title.length * 17 + description.length * 12 + 10;
-    const firstRow = shown[0] ? table.rowHeight(table.cells(shown[0])) : 14;
+    const firstGroup = grouped?.list[0];
+    const firstRow = section.rows[0] ? table.rowHeight(table.cells(section.rows[0])) : 14;
+    const start = headingHeight + (firstGroup ? this.groupHeading(firstGroup, color).height : 0) + (section.rows.length ? table.headerHeight : 0) + firstRow;
 
     // Each section starts on a fresh page after the summary, later ones where there is room for a start.
     const gap = 18;
-    if (this.pages.length === 1 || this.y + gap + headingHeight + table.headerHeight + firstRow > BODY_BOTTOM) this.newPage();
+    if (this.pages.length === 1 || this.y + gap + start > BODY_BOTTOM) this.newPage();
     else this.y += gap;
     this.contents.push({ title: section.title, detail: count, color, page: this.pageNumber });
 
@@ -569,18 +302,30 @@ class Layout {
     this.y += this.paragraph(description, MARGIN + 12, this.y, 12, { size: 9, color: MUTED });
     this.y += 10;
 
-    if (!shown.length) {
+    if (!section.rows.length) {
       this.text('No entries.', MARGIN, this.y + 10, { size: 9, color: MUTED });
       this.y += 16;
       return;
     }
+    if (grouped) {
+      this.groups(section, grouped.list, table, color);
+      return;
+    }
+    const shown = section.rows.slice(0, PDF_MAX_SECTION_ROWS);
+    this.rows(shown, table, `${section.title} (continued)`);
+    const more = section.total - shown.length;
+    if (more > 0) this.moreNote(`${formatNumber(more)} more ${more === 1 ? 'entry' : 'entries'} in the XLSX and CSV documents.`);
+  }
+
+  /** A table of rows under its header, the header again after each page break (under `continued`). */
+  private rows(rows: Record<string, Cell>[], table: Table, continued: string): void {
     this.tableHeader(table);
-    shown.forEach((row, index) => {
+    rows.forEach((row, index) => {
       const cells = table.cells(row);
       const height = table.rowHeight(cells);
       if (this.y + height > BODY_BOTTOM) {
         this.newPage();
-        this.text(this.type.fit(`${section.title} (continued)`, CONTENT_WIDTH, 9, 'bold'), MARGIN, this.y + 9, { size: 9, weight: 'bold', color: MUTED });
+        this.text(this.type.fit(continued, CONTENT_WIDTH, 9, 'bold'), MARGIN, this.y + 9, { size: 9, weight: 'bold', color: MUTED });
         this.y += 16;
         this.tableHeader(table);
       }
@@ -590,12 +335,90 @@ class Layout {
     });
     this.line(MARGIN, this.y, RIGHT, this.y, 0.5, RULE);
     this.y += 4;
-    const more = section.total - shown.length;
-    if (more > 0) {
-      this.ensure(18);
-      this.text(`${formatNumber(more)} more ${more === 1 ? 'entry' : 'entries'} in the XLSX and CSV documents.`, MARGIN, this.y + 12, { size: 9, weight: 'bold', color: MUTED });
-      this.y += 18;
+  }
+
+  /** Says what was left out of the section, and where it is. */
+  private moreNote(note: string): void {
+    this.ensure(18);
+    this.text(this.type.fit(note, CONTENT_WIDTH, 9, 'bold'), MARGIN, this.y + 12, { size: 9, weight: 'bold', color: MUTED });
+    this.y += 18;
+  }
+
+  /** A grouped section: each group's heading (what its entries share, once), then its first entries. */
+  private groups(section: SectionModel, groups: GroupModel[], table: Table, color: RGB): void {
+    const shownGroups = groups.slice(0, PDF_MAX_SECTION_GROUPS);
+    for (const group of shownGroups) {
+      const heading = this.groupHeading(group, color);
+      const shown = group.rows.slice(0, PDF_GROUP_ROWS);
+      this.ensure(heading.height + table.headerHeight + table.rowHeight(table.cells(shown[0]!)));
+      heading.draw();
+      this.rows(shown, table, `${section.title} · ${group.title} (continued)`);
+      const more = group.rows.length - shown.length;
+      if (more > 0) {
+        this.text(this.type.fit(`and ${formatNumber(more)} more ${more === 1 ? 'entry' : 'entries'} of ${group.title} in the XLSX and CSV documents`, CONTENT_WIDTH - 12, 8.5, 'regular'), MARGIN + 12, this.y + 9, { size: 8.5, color: MUTED });
+        this.y += 14;
+      }
     }
+    const hidden = groups.slice(shownGroups.length);
+    const hiddenEntries = hidden.reduce((sum, group) => sum + group.rows.length, 0);
+    if (hidden.length) this.moreNote(`${formatNumber(hidden.length)} more ${hidden.length === 1 ? 'group' : 'groups'} (${entriesLabel(hiddenEntries)}) in the XLSX and CSV documents.`);
+  }
+
+  /** A group's heading, measured: its title and count, shared facts (label and value), its explanation. */
+  private groupHeading(group: GroupModel, color: RGB): { height: number; draw: () => void } {
+    const count = entriesLabel(group.rows.length);
+    const countWidth = this.type.width(count, 9, 'bold');
+    const detailWidth = group.detail ? Math.min(CONTENT_WIDTH / 3, this.type.width(group.detail, 8.5, 'regular') + 8) : 0;
+    const titleWidth = CONTENT_WIDTH - GROUP_INDENT - countWidth - detailWidth - 16;
+    const title = this.type.wrap(group.title, titleWidth, 10.5, 'bold', 2);
+    const facts = this.factLines(group.facts, CONTENT_WIDTH - GROUP_INDENT);
+    const explanation = group.explanation ? this.type.wrap(group.explanation, CONTENT_WIDTH - GROUP_INDENT, 8.5, 'regular', 5) : [];
+    const height = 8 + title.length * 14 + facts.length * 11 + explanation.length * 11 + 6;
+    const draw = () => {
+      const top = this.y + 8;
+      this.rect(MARGIN, top, 3, height - 10, tint(color, 0.7));
+      let y = top;
+      const x = MARGIN + GROUP_INDENT;
+      const firstWidth = this.type.width(title[0] ?? '', 10.5, 'bold');
+      y += this.paragraph(title, x, y, 14, { size: 10.5, weight: 'bold' });
+      if (group.detail) this.text(this.type.fit(group.detail, detailWidth - 8, 8.5, 'regular'), x + firstWidth + 8, top + baselineOffset(10.5, 14), { size: 8.5, color: MUTED });
+      this.text(count, RIGHT, top + baselineOffset(10.5, 14), { size: 9, weight: 'bold', color: readable(color), align: 'right' });
+      for (const line of facts) {
+        const baseline = y + baselineOffset(8.5, 11);
+        for (const piece of line) this.text(piece.text, x + piece.x, baseline, { size: 8.5, weight: piece.label ? 'bold' : 'regular', color: piece.label ? MUTED : INK });
+        y += 11;
+      }
+      y += this.paragraph(explanation, x, y, 11, { size: 8.5, color: MUTED });
+      this.y = y + 6;
+    };
+    return { height, draw };
+  }
+
+  /**
+   * Facts as lines of label and value pieces (x from the line's start): short facts side by side, a
+   * long value wrapped under itself after its label (at most three lines).
+   */
+  private factLines(facts: GroupModel['facts'], width: number): { text: string; x: number; label: boolean }[][] {
+    const lines: { text: string; x: number; label: boolean }[][] = [];
+    let line: { text: string; x: number; label: boolean }[] = [];
+    let used = 0;
+    for (const fact of facts) {
+      const labelWidth = this.type.width(fact.label, 8.5, 'bold') + 5;
+      const valueWidth = this.type.width(clean(clip(fact.value)), 8.5, 'regular');
+      const start = line.length ? used + FACT_GAP : 0;
+      if (start + labelWidth + valueWidth <= width) {
+        line.push({ text: fact.label, x: start, label: true }, { text: fact.value, x: start + labelWidth, label: false });
+        used = start + labelWidth + valueWidth;
+        continue;
+      }
+      if (line.length) lines.push(line);
+      const values = this.type.wrap(fact.value, width - labelWidth, 8.5, 'regular', 3);
+      values.forEach((value, index) => lines.push([...(index ? [] : [{ text: fact.label, x: 0, label: true }]), { text: value, x: labelWidth, label: false }]));
+      line = [];
+      used = 0;
+    }
+    if (line.length) lines.push(line);
+    return lines;
   }
 
   private tableHeader(table: Table): void {
@@ -698,147 +521,25 @@ class Table {
     private readonly type: Typesetter,
     readonly columns: Column[],
     readonly color: RGB,
+    /** The most lines a cell takes. */
+    private readonly maxLines = MAX_CELL_LINES,
   ) {
     const hints = columns.map((column) => (Number.isFinite(column.width) && column.width > 0 ? column.width : 10));
     // Wide enough for the header's longest word, so that headers break between words.
     const minimums = columns.map((column) => 2 * CELL_PAD_X + Math.max(0, ...clean(clip(column.header)).split(/\s+/).map((word) => type.width(word, CELL_SIZE, 'bold'))));
-    this.widths = columnWidths(hints, minimums);
+    this.widths = fitWidths(hints, minimums, CONTENT_WIDTH);
     this.header = columns.map((column, index) => type.wrap(column.header, this.widths[index]! - 2 * CELL_PAD_X, CELL_SIZE, 'bold', 3));
     this.headerHeight = this.rowHeight(this.header);
     this.headerFill = tint(color, 0.14);
   }
 
   cells(row: Record<string, Cell>): string[][] {
-    return this.columns.map((column, index) => this.type.wrap(cellText(row[column.key] ?? null, column), this.widths[index]! - 2 * CELL_PAD_X, CELL_SIZE, 'regular', MAX_CELL_LINES));
+    return this.columns.map((column, index) => this.type.wrap(cellText(row[column.key] ?? null, column), this.widths[index]! - 2 * CELL_PAD_X, CELL_SIZE, 'regular', this.maxLines));
   }
 
   rowHeight(cells: string[][]): number {
     return Math.max(1, ...cells.map((lines) => lines.length)) * CELL_LINE + 2 * CELL_PAD_Y;
   }
-}
-
-/**
- * Widths proportional to the hints over the content width, raised to their minimums where needed (the
- * others shrink in proportion); plainly proportional when the minimums do not fit together.
- */
-function columnWidths(hints: number[], minimums: number[]): number[] {
-  if (minimums.reduce((sum, minimum) => sum + minimum, 0) > CONTENT_WIDTH) minimums = minimums.map(() => 0);
-  const raised = new Set<number>();
-  for (;;) {
-    const raisedWidth = [...raised].reduce((sum, index) => sum + minimums[index]!, 0);
-    const freeHints = hints.reduce((sum, hint, index) => (raised.has(index) ? sum : sum + hint), 0);
-    const widths = hints.map((hint, index) => (raised.has(index) ? minimums[index]! : ((CONTENT_WIDTH - raisedWidth) * hint) / freeHints));
-    const tooNarrow = widths.findIndex((width, index) => !raised.has(index) && width < minimums[index]!);
-    if (tooNarrow < 0) return widths;
-    raised.add(tooNarrow);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Painting: fonts embedded as subsets (only those used), then each page's content stream written as
-// text and compressed at once. pdf-lib's drawing methods would keep a dozen objects per text run
-// until the document is saved: too much memory and time for thousands of rows.
-
-/** A face embedded in the document, with the glyph codes of the characters drawn so far. */
-class EmbeddedFace {
-  private readonly codes = new Map<string, string>();
-
-  constructor(
-    readonly face: Face,
-    readonly font: PDFFont,
-    /** The font's number, for its resource names. */
-    readonly index: number,
-  ) {}
-
-  /** The run's glyphs as hex codes; encoding also adds the glyphs to the font's subset. */
-  encode(text: string): string {
-    // A face without substitutions maps characters to glyphs one to one: encode each character once.
-    if (this.face.shapes) return this.font.encodeText(text).asString();
-    let hex = '';
-    for (const char of text) {
-      let code = this.codes.get(char);
-      if (code === undefined) {
-        code = this.font.encodeText(char).asString();
-        this.codes.set(char, code);
-      }
-      hex += code;
-    }
-    return hex;
-  }
-}
-
-async function paint(doc: PDFDocument, pages: Op[][], reportId: string): Promise<void> {
-  const embedded = new Map<Face, EmbeddedFace>();
-  for (const ops of pages) {
-    for (const op of ops) {
-      if (op.kind !== 'text') continue;
-      for (const { face } of op.runs) {
-        if (embedded.has(face)) continue;
-        const name = face.font.postscriptName ?? 'Font';
-        // A subset's name carries a six-letter tag (ISO 32000 9.6.4); pdf-lib would only add a number.
-        const customName = `${subsetTag(`${reportId}/${embedded.size}/${name}`)}+${name}`;
-        embedded.set(face, new EmbeddedFace(face, await doc.embedFont(face.bytes, { subset: true, customName }), embedded.size));
-      }
-    }
-  }
-  for (const ops of pages) {
-    const page = doc.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
-    const stream = doc.context.flateStream(contentStream(page, ops, embedded));
-    page.node.addContentStream(doc.context.register(stream));
-  }
-}
-
-/** A page's drawing operators (ISO 32000 8 and 9), in PDF coordinates (y up from the page bottom). */
-function contentStream(page: PDFPage, ops: Op[], embedded: Map<Face, EmbeddedFace>): string {
-  const out: string[] = [];
-  const fontKeys = new Map<EmbeddedFace, string>();
-  let fill = '';
-  let stroke = '';
-  let font = '';
-  const setFill = (color: RGB) => {
-    const operator = `${colorOperands(color)} rg`;
-    if (operator !== fill) out.push((fill = operator));
-  };
-  for (const op of ops) {
-    switch (op.kind) {
-      case 'rect':
-        setFill(op.color);
-        out.push(`${num(op.x)} ${num(PAGE_HEIGHT - op.y - op.height)} ${num(op.width)} ${num(op.height)} re f`);
-        break;
-      case 'line': {
-        const operator = `${colorOperands(op.color)} RG ${num(op.thickness)} w`;
-        if (operator !== stroke) out.push((stroke = operator));
-        out.push(`${num(op.x1)} ${num(PAGE_HEIGHT - op.y1)} m ${num(op.x2)} ${num(PAGE_HEIGHT - op.y2)} l S`);
-        break;
-      }
-      case 'text': {
-        setFill(op.color);
-        let x = op.x;
-        for (const run of op.runs) {
-          const face = embedded.get(run.face)!;
-          let key = fontKeys.get(face);
-          if (key === undefined) {
-            key = page.node.newFontDictionary(`F${face.index}`, face.font.ref).toString();
-            fontKeys.set(face, key);
-          }
-          const fontOperator = `${key} ${num(op.size)} Tf`;
-          if (fontOperator !== font) out.push((font = fontOperator));
-          out.push(`BT ${num(x)} ${num(PAGE_HEIGHT - op.y)} Td <${face.encode(run.text)}> Tj ET`);
-          x += run.width * op.size;
-        }
-      }
-    }
-  }
-  return out.join('\n');
-}
-
-/** A number as a PDF operand: at most two decimals, no trailing zeros. */
-function num(value: number): string {
-  return value.toFixed(2).replace(/\.?0+$/, '');
-}
-
-function colorOperands(color: RGB): string {
-  return `${color.red.toFixed(3)} ${color.green.toFixed(3)} ${color.blue.toFixed(3)}`;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -847,6 +548,10 @@ function colorOperands(color: RGB): string {
 /** From the top of a line box to the baseline of text of `size` centred in it. */
 function baselineOffset(size: number, lineHeight: number): number {
   return (lineHeight - size) / 2 + size * 0.8;
+}
+
+function entriesLabel(count: number): string {
+  return `${formatNumber(count)} ${count === 1 ? 'entry' : 'entries'}`;
 }
 
 function formatNumber(value: number): string {
@@ -902,16 +607,4 @@ function niceStep(max: number): number {
   const step = (normalized <= 1 ? 1 : normalized <= 2 ? 2 : normalized <= 5 ? 5 : 10) * magnitude;
   // Counts have no fractional ticks unless the values are fractional themselves.
   return max >= 1 ? Math.max(1, step) : step;
-}
-
-/** Six uppercase letters derived from `seed` (FNV-1a), so the same report gets the same font names. */
-function subsetTag(seed: string): string {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < seed.length; index++) hash = Math.imul(hash ^ seed.charCodeAt(index), 0x01000193) >>> 0;
-  let tag = '';
-  for (let index = 0; index < 6; index++) {
-    tag += String.fromCharCode(65 + (hash % 26));
-    hash = Math.floor(hash / 26);
-  }
-  return tag;
 }

@@ -1,14 +1,15 @@
 // The PPTX rendering of a report, a deck to talk over in a meeting: a title slide, a summary slide
 // with the headline figures beside a native bar chart of the sections, then one slide per non-empty
-// section with its most important entries (the model orders rows most important first). Every entry
-// lives in the XLSX and CSV; the deck says how many more there are.
+// section with its most important groups (an algorithm with its deadline and what to move to, a
+// component with its advisories and fix version), or its first entries when it is not grouped. Every
+// entry lives in the XLSX and CSV; the deck says how many more there are.
 import PptxGenJS from 'pptxgenjs';
 import { cellText, formatDate, hexColor, parseIsoDate, textColorOn } from './cells';
 import type { Column, RenderModel, SectionModel } from './model';
 
 export { PPTX_TEMPLATE } from './templates';
 
-/** Entries shown per section slide. */
+/** Entries (or, in a grouped section, groups) shown per section slide. */
 export const ENTRIES_PER_SLIDE = 8;
 const MAX_TABLE_COLUMNS = 4;
 /** What the chosen columns' width hints (characters) may add up to; the widest text column counts as at most WIDEST_BUDGET. */
@@ -54,7 +55,8 @@ function addTitleSlide(pptx: PptxGenJS, model: RenderModel): void {
   slide.addText(slideText(model.title), { x: 1, y: 1.7, w: 11.3, h: 1.3, fontSize: 36, bold: true, color: INK, valign: 'bottom', fontFace: FONT });
   slide.addText(slideText(model.project.name), { x: 1, y: 3.15, w: 11.3, h: 0.7, fontSize: 24, color: BRAND, fontFace: FONT });
   slide.addText(slideText(model.subject), { x: 1, y: 3.85, w: 11.3, h: 0.55, fontSize: 18, color: MUTED, fontFace: FONT });
-  const survey = [model.survey.tag, model.survey.type].filter((part): part is string => Boolean(part)).map(slideText);
+  // The survey by its tag, else its id.
+  const survey = [model.survey.tag ?? model.survey.id, model.survey.type].filter((part): part is string => Boolean(part)).map(slideText);
   const produced = parseIsoDate(model.producedAt);
   const lines = [survey.length > 0 ? `Survey ${survey.join(' · ')}` : null, `Produced ${produced ? formatDate(produced) : slideText(model.producedAt)}`];
   slide.addText(lines.filter((line): line is string => line !== null).join('\n'), { x: 1, y: 4.6, w: 11.3, h: 0.9, fontSize: 14, color: INK, valign: 'top', fontFace: FONT });
@@ -140,20 +142,17 @@ function addSectionSlide(pptx: PptxGenJS, model: RenderModel, section: SectionMo
   });
   slide.addText(slideText(section.description), { x: MARGIN + 0.3, y: 1.05, w: CONTENT_WIDTH - 0.3, h: 0.5, fontSize: 14, color: MUTED, fontFace: FONT });
 
-  const columns = tableColumns(section.columns);
-  const weights = columns.map((column) => Math.min(Math.max(column.width, 8), 60));
-  const total = weights.reduce((sum, weight) => sum + weight, 0);
-  const widths = weights.map((weight) => (weight / total) * CONTENT_WIDTH);
+  const table = section.groups ? groupTable(section.groups) : entryTable(section);
+  const widths = table.weights.map((weight) => (weight / table.weights.reduce((sum, w) => sum + w, 0)) * CONTENT_WIDTH);
   const textColor = textColorOn(color);
-  const header: PptxGenJS.TableRow = columns.map((column) => ({
-    text: slideText(column.header),
-    options: { bold: true, color: textColor, fill: { color }, align: column.kind === 'number' ? 'right' : 'left' },
+  const header: PptxGenJS.TableRow = table.headers.map((cell) => ({
+    text: slideText(cell.text),
+    options: { bold: true, color: textColor, fill: { color }, align: cell.right ? 'right' : 'left' },
   }));
-  const shown = section.rows.slice(0, ENTRIES_PER_SLIDE);
-  const body: PptxGenJS.TableRow[] = shown.map((row, rowIndex) =>
-    columns.map((column, columnIndex) => ({
-      text: shorten(slideText(cellText(row[column.key], column)), Math.floor(widths[columnIndex]! * CHARS_PER_INCH * LINES_PER_CELL)),
-      options: { align: column.kind === 'number' ? 'right' : 'left', fill: { color: rowIndex % 2 === 1 ? STRIPE : 'FFFFFF' } },
+  const body: PptxGenJS.TableRow[] = table.rows.map((row, rowIndex) =>
+    row.map((cell, columnIndex) => ({
+      text: shorten(slideText(cell), Math.floor(widths[columnIndex]! * CHARS_PER_INCH * LINES_PER_CELL)),
+      options: { align: table.headers[columnIndex]!.right ? 'right' : 'left', fill: { color: rowIndex % 2 === 1 ? STRIPE : 'FFFFFF' } },
     })),
   );
   slide.addTable([header, ...body], {
@@ -170,14 +169,61 @@ function addSectionSlide(pptx: PptxGenJS, model: RenderModel, section: SectionMo
     autoPage: false,
   });
 
-  const more = section.total - shown.length;
-  if (more > 0) {
-    slide.addText(`${more.toLocaleString('en-US')} more in the XLSX/CSV export`, {
-      x: MARGIN, y: 6.45, w: 8, h: 0.4, fontSize: 13, italic: true, color: MUTED, fontFace: FONT,
-    });
+  if (table.more) {
+    slide.addText(table.more, { x: MARGIN, y: 6.45, w: 10, h: 0.4, fontSize: 13, italic: true, color: MUTED, fontFace: FONT });
   }
   slide.addText(`${slideText(model.project.name)} · ${slideText(model.title)}`, { x: MARGIN, y: 6.95, w: 10, h: 0.3, fontSize: 9, color: MUTED, fontFace: FONT });
   slide.slideNumber = { x: 12.2, y: 6.95, w: 0.63, h: 0.3, fontSize: 9, color: MUTED, align: 'right' };
+}
+
+/** A slide's table: header cells, body cells as text, a weight per column, and what it leaves out. */
+interface SlideTable {
+  headers: { text: string; right: boolean }[];
+  rows: string[][];
+  weights: number[];
+  more: string | null;
+}
+
+const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** The section's first entries in the columns a slide has room for. */
+function entryTable(section: SectionModel): SlideTable {
+  const columns = tableColumns(section.columns);
+  const shown = section.rows.slice(0, ENTRIES_PER_SLIDE);
+  const more = section.total - shown.length;
+  return {
+    headers: columns.map((column) => ({ text: column.header, right: column.kind === 'number' })),
+    rows: shown.map((row) => columns.map((column) => cellText(row[column.key], column))),
+    weights: columns.map((column) => Math.min(Math.max(column.width, 8), 60)),
+    more: more > 0 ? `${more.toLocaleString('en-US')} more in the XLSX/CSV export` : null,
+  };
+}
+
+/**
+ * The section's most important groups: what each names, how many entries it holds, the facts it shares
+ * (a deadline and what to move to, a fix version and score) and, when its entries name it, the first of
+ * them (a component's advisories). Column weights follow the longest text shown, within bounds.
+ */
+function groupTable(groups: NonNullable<SectionModel['groups']>): SlideTable {
+  const shown = groups.list.slice(0, ENTRIES_PER_SLIDE);
+  const labels = [...new Set(shown.flatMap((group) => group.facts.map((fact) => fact.label)))];
+  const members = groups.members;
+  const headers = [
+    { text: groups.title, right: false },
+    { text: 'Entries', right: true },
+    ...labels.map((label) => ({ text: label, right: false })),
+    ...(members ? [{ text: members.header, right: false }] : []),
+  ];
+  const rows = shown.map((group) => [
+    group.detail && !members ? `${group.title} (${group.detail})` : group.title,
+    group.rows.length.toLocaleString('en-US'),
+    ...labels.map((label) => group.facts.find((fact) => fact.label === label)?.value ?? ''),
+    ...(members ? [group.rows.map((row) => String(row[members.key] ?? '')).filter(Boolean).join(', ')] : []),
+  ]);
+  const weights = headers.map((header, index) => Math.min(Math.max(header.text.length + 2, ...rows.map((row) => row[index]!.length)), 60));
+  const hidden = groups.list.slice(shown.length);
+  const hiddenEntries = hidden.reduce((sum, group) => sum + group.rows.length, 0);
+  return { headers, rows, weights, more: hidden.length ? `${count(hidden.length, 'more group', 'more groups')} (${count(hiddenEntries, 'entry', 'entries')}) in the XLSX/CSV export` : null };
 }
 
 function addHeading(slide: PptxGenJS.Slide, heading: string, overline: string): void {

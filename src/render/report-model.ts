@@ -2,7 +2,8 @@
 // people read them, the chart of its sections, and each list section's entries as table rows, the most
 // important first (PDF and PPTX show the top of a large section). Plain functions over plain data.
 import type { JsonObject } from '../lib/json';
-import type { Cell, Column, Figure, RenderModel, SectionModel } from './model';
+import { compositionGroups, pqcGroups, pqcVerdict } from './groups';
+import type { Cell, Column, Figure, GroupModel, RenderModel, SectionModel } from './model';
 
 export interface StoredReport {
   id: string;
@@ -16,7 +17,7 @@ export interface StoredReport {
 export interface ReportContext {
   report: StoredReport;
   project: { id: string; name: string };
-  survey: { id: string | null; type: string | null; tag: string | null };
+  survey: RenderModel['survey'];
   /** Every entry of each list section, in stored order. */
   entries: Map<string, JsonObject[]>;
 }
@@ -39,11 +40,11 @@ const LOOKS: Record<string, Record<string, SectionLook>> = {
     unclassified: { title: 'Unclassified', color: GREY, description: 'Algorithms the classification table does not know yet, with what the bill of materials said. Review them by hand.' },
   },
   composition: {
-    critical: { title: 'Critical', color: '#7b1fa2', description: 'Advisories scored 9.0 or more. Upgrade now.' },
-    high: { title: 'High', color: '#c62828', description: 'Advisories scored 7.0 to 8.9.' },
-    medium: { title: 'Medium', color: '#ef6c00', description: 'Advisories scored 4.0 to 6.9.' },
-    low: { title: 'Low', color: '#f9a825', description: 'Advisories scored below 4.0.' },
-    unknown: { title: 'Unknown severity', color: GREY, description: 'Advisories without a score or a severity label.' },
+    critical: { title: 'Critical', color: '#7b1fa2', description: 'Findings (a component and an advisory affecting it) whose advisory is scored 9.0 or more, by component. Upgrade now.' },
+    high: { title: 'High', color: '#c62828', description: 'Findings whose advisory is scored 7.0 to 8.9, by component.' },
+    medium: { title: 'Medium', color: '#ef6c00', description: 'Findings whose advisory is scored 4.0 to 6.9, by component.' },
+    low: { title: 'Low', color: '#f9a825', description: 'Findings whose advisory is scored below 4.0, by component.' },
+    unknown: { title: 'Unknown severity', color: GREY, description: 'Findings whose advisory has no score or severity label, by component.' },
   },
   posture: {
     fixes: { title: 'Ranked fixes', color: '#2e7d32', description: 'What raises the portfolio\'s score the most, best first: the points each fix alone would add, the version that fixes it or what to move to, and how many subjects it reaches.' },
@@ -71,7 +72,7 @@ const NOTES: Record<string, string[]> = {
     'CNSA 2.0 (NSA) is stricter: each entry also says whether CNSA 2.0 approves it and by when it must be gone for national security systems.',
   ],
   composition: [
-    'Advisories come from OSV records matched by package URL and version with each ecosystem\'s own version order.',
+    'Advisories come from OSV records matched by package URL and version with each ecosystem\'s own version order. A finding is one advisory affecting one component: an advisory affecting two components is two findings, so there are at least as many findings as advisories.',
     'The fix version is the smallest version above the installed one that none of the component\'s advisories affects, when one is known.',
   ],
   cbom: ['Every cryptographic asset found, as a CycloneDX 1.6 cryptography bill of materials (the JSON export holds the full document).'],
@@ -85,7 +86,7 @@ const col = (key: string, header: string, width: number, kind: Column['kind'] = 
 
 const COLUMNS: Record<string, Column[]> = {
   'pqc-inventory': [
-    col('name', 'Name', 26), col('primitive', 'Primitive', 12), col('where', 'Where', 30), col('explanation', 'Explanation', 56),
+    col('algorithm', 'Algorithm', 22), col('name', 'Name', 26), col('primitive', 'Primitive', 12), col('where', 'Where', 30), col('explanation', 'Explanation', 56),
     col('replacement', 'Move to', 24), col('deadline', 'Deadline', 14, 'date'), col('cnsa2', 'CNSA 2.0', 16), col('occurrences', 'Occurrences', 11, 'number'),
   ],
   composition: [
@@ -94,13 +95,52 @@ const COLUMNS: Record<string, Column[]> = {
     col('published', 'Published', 14, 'date'),
   ],
   cbom: [
-    col('name', 'Name', 30), col('bom_ref', 'bom-ref', 26), col('details', 'Details', 44), col('oid', 'OID', 22), col('occurrences', 'Occurrences', 11, 'number'),
+    col('name', 'Name', 30), col('where', 'Where', 30), col('details', 'Details', 44), col('oid', 'OID', 22), col('occurrences', 'Occurrences', 11, 'number'),
   ],
+};
+
+/** How a type's sections are grouped: what an entry shows under its group (what the heading does not say, with width hints for that narrower table), what a group's title names, the column naming its members. */
+const GROUPING: Record<string, { columns: Record<string, number>; title: string; members?: { key: string; header: string } }> = {
+  'pqc-inventory': { columns: { name: 24, where: 48, cnsa2: 14, occurrences: 10 }, title: 'Algorithm' },
+  composition: { columns: { advisory: 22, aliases: 20, score: 7, summary: 56, published: 12 }, title: 'Component', members: { key: 'advisory', header: 'Advisories' } },
 };
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const dateOnly = (v: unknown): string | null => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : null);
+/** A date a record really has: Go's zero time (`0001-01-01`) and anything before 1900 stand for "not stated". */
+export const knownDate = (v: unknown): string | null => {
+  const date = dateOnly(v);
+  return date !== null && date >= '1900-01-01' ? date : null;
+};
+
+/**
+ * Where an entry is, as a developer looks for it: its evidence locations (`path:line`, one a line, and
+ * how many more there are), else the package, the library seen at run time, and only then its bom-ref.
+ */
+function whereOf(e: JsonObject, bomRef: unknown): string | null {
+  const locations = Array.isArray(e.locations) ? e.locations.filter((l: unknown): l is string => typeof l === 'string' && l !== '') : [];
+  if (locations.length) {
+    const more = (num(e.occurrences) ?? 0) - locations.length;
+    return more > 0 ? `${locations.join('\n')}\nand ${more.toLocaleString('en-US')} more` : locations.join('\n');
+  }
+  return text(e.purl) ?? text(e.library) ?? text(bomRef) ?? text(e.seen_in);
+}
+
+/** CycloneDX evidence occurrences as `location:line` strings (a cbom entry). */
+function evidenceLocations(component: JsonObject): string[] {
+  const occurrences = (component.evidence as JsonObject | undefined)?.occurrences;
+  if (!Array.isArray(occurrences)) return [];
+  return occurrences.flatMap((o: JsonObject) => (typeof o?.location === 'string' ? [typeof o.line === 'number' ? `${o.location}:${o.line}` : o.location] : []));
+}
+
+/** A CNSA 2.0 verdict as people read it; an unclassified entry is not judged (the JSON says so in its note). */
+function cnsa2Text(e: JsonObject): string | null {
+  const cnsa2 = e.cnsa2 as JsonObject | undefined;
+  if (e.section === 'unclassified' || /^not judged/i.test(String(cnsa2?.note ?? ''))) return 'not judged';
+  if (!cnsa2) return null;
+  return cnsa2.approved ? 'approved' : `not approved${cnsa2.deadline ? ` (by ${String(cnsa2.deadline).slice(0, 10)})` : ''}`;
+}
 
 /** The posture report's sections have columns of their own. */
 const POSTURE_COLUMNS: Record<string, Column[]> = {
@@ -127,11 +167,11 @@ function rowOf(type: string, e: JsonObject, section = ''): Record<string, Cell> 
     return row;
   }
   if (type === 'pqc-inventory') {
-    const cnsa2 = e.cnsa2 as JsonObject | undefined;
+    const verdict = pqcVerdict(e);
     return {
-      name: text(e.name), primitive: text(e.primitive), where: text(e.purl) ?? text(e.bom_ref) ?? text(e.library) ?? text(e.seen_in),
-      explanation: text(e.explanation), replacement: text(e.replacement), deadline: dateOnly(e.deadline),
-      cnsa2: cnsa2 ? (cnsa2.approved ? 'approved' : `not approved${cnsa2.deadline ? ` (by ${String(cnsa2.deadline).slice(0, 10)})` : ''}`) : null,
+      algorithm: verdict.role ? `${verdict.algorithm} (${verdict.role})` : verdict.algorithm,
+      name: text(e.name), primitive: text(e.primitive), where: whereOf(e, e.bom_ref),
+      explanation: text(e.explanation), replacement: text(e.replacement), deadline: dateOnly(e.deadline), cnsa2: cnsa2Text({ ...e, section }),
       occurrences: num(e.observed) ?? num(e.occurrences) ?? (Array.isArray(e.locations) && e.locations.length ? e.locations.length : null),
     };
   }
@@ -141,7 +181,7 @@ function rowOf(type: string, e: JsonObject, section = ''): Record<string, Cell> 
       component: text(e.name), version: text(e.version), advisory: text(e.advisory_id),
       aliases: Array.isArray(e.aliases) ? e.aliases.filter((a: unknown) => typeof a === 'string').join(', ') || null : null,
       score: num(severity?.score), fix_version: text(e.fix_version), summary: text(e.summary) ?? text(e.explanation), purl: text(e.purl),
-      published: dateOnly(e.published),
+      published: knownDate(e.published) ?? 'unknown',
     };
   }
   const crypto = (e.cryptoProperties ?? {}) as JsonObject;
@@ -150,16 +190,18 @@ function rowOf(type: string, e: JsonObject, section = ''): Record<string, Cell> 
     .flatMap(([, value]) => Object.entries(value as JsonObject).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v)}`));
   const properties = Array.isArray(e.properties) ? (e.properties as JsonObject[]) : [];
   const counted = properties.find((p) => p.name === 'posture:occurrences' || p.name === 'posture:observed-count');
-  return { name: text(e.name), bom_ref: text(e['bom-ref']), details: details.join('; ') || null, oid: text(crypto.oid), occurrences: counted ? Number(counted.value) : null };
+  const where = evidenceLocations(e);
+  return {
+    name: text(e.name), where: where.length ? where.join('\n') : text(e['bom-ref']), details: details.join('; ') || null, oid: text(crypto.oid),
+    occurrences: counted ? Number(counted.value) : null,
+  };
 }
 
-/** Most important first: the nearest deadline and most occurrences (pqc), the highest score and a known fix (composition). */
-function importance(type: string): ((a: Record<string, Cell>, b: Record<string, Cell>) => number) | null {
-  if (type === 'pqc-inventory') {
-    return (a, b) => String(a.deadline ?? '9999').localeCompare(String(b.deadline ?? '9999')) || Number(b.occurrences ?? 0) - Number(a.occurrences ?? 0);
-  }
-  if (type === 'composition') return (a, b) => Number(b.score ?? -1) - Number(a.score ?? -1) || Number(Boolean(b.fix_version)) - Number(Boolean(a.fix_version));
-  return null;
+/** Most important first (posture and cbom sections keep their stored order). */
+function ordered(type: string, section: string, entries: JsonObject[]): { rows: Record<string, Cell>[]; groups?: GroupModel[] } {
+  const rowFor = (e: JsonObject) => rowOf(type, e, section);
+  const groups = type === 'pqc-inventory' ? pqcGroups(section, entries, rowFor) : type === 'composition' ? compositionGroups(entries, rowFor) : null;
+  return groups ? { rows: groups.flatMap((group) => group.rows), groups } : { rows: entries.map(rowFor) };
 }
 
 /** The headline figures of a report type, labelled for people. */
@@ -173,21 +215,28 @@ function figuresOf(type: string, headline: JsonObject, sectionTotals: Map<string
   const total = [...sectionTotals.values()].reduce((a, b) => a + b, 0);
   if (type === 'pqc-inventory') {
     const cnsa2 = (headline.cnsa2 ?? {}) as JsonObject;
+    // Unclassified entries are not judged (the stored count of `not_approved` holds them unless it counts them apart).
+    const notJudged = num(cnsa2.not_judged) ?? sectionTotals.get('unclassified') ?? 0;
+    const notApproved = Number(cnsa2.not_approved ?? 0) - (num(cnsa2.not_judged) === null ? notJudged : 0);
     return [
       { label: 'Cryptographic findings', value: total },
       { label: 'Red', value: sectionTotals.get('red') ?? 0, detail: changeDetail('red') },
       { label: 'Yellow', value: sectionTotals.get('yellow') ?? 0, detail: changeDetail('yellow') },
-      { label: 'CNSA 2.0 approved', value: Number(cnsa2.approved ?? 0), detail: `${Number(cnsa2.not_approved ?? 0)} not approved` },
+      { label: 'CNSA 2.0 approved', value: Number(cnsa2.approved ?? 0), detail: `${notApproved} not approved, ${notJudged} not judged` },
       { label: 'Nearest deadline', value: text(headline.nearest_deadline) ?? 'none', detail: `${Number(headline.overdue ?? 0)} past their deadline` },
     ];
   }
   if (type === 'composition') {
+    // Advisories are distinct ids; findings are (component, advisory) pairs, which the chart and sections count.
+    const bySeverity = headline.advisory_severities as JsonObject | undefined;
+    const advisoryParts = bySeverity ? [...sectionTotals.keys()].map((severity) => `${Number(bySeverity[severity] ?? 0)} ${severity}`).join(', ') : null;
     return [
       { label: 'Components', value: Number(headline.components ?? 0) },
       { label: 'Vulnerable components', value: Number(headline.vulnerable_components ?? 0), detail: `${Number(headline.fixable ?? 0)} with a fix version` },
-      { label: 'Advisories', value: Number(headline.advisories ?? 0) },
-      { label: 'Critical', value: sectionTotals.get('critical') ?? 0, detail: changeDetail('critical') },
-      { label: 'High', value: sectionTotals.get('high') ?? 0, detail: changeDetail('high') },
+      { label: 'Advisories', value: Number(headline.advisories ?? 0), detail: advisoryParts ? `distinct: ${advisoryParts}` : 'distinct advisory ids' },
+      { label: 'Findings', value: total, detail: 'advisory and component pairs, as the chart and sections count them' },
+      { label: 'Critical findings', value: sectionTotals.get('critical') ?? 0, detail: changeDetail('critical') },
+      { label: 'High findings', value: sectionTotals.get('high') ?? 0, detail: changeDetail('high') },
     ];
   }
   if (type === 'posture') {
@@ -212,7 +261,7 @@ function chartOf(type: string, headline: JsonObject, sections: SectionModel[]): 
     return { title: 'Score overall and per axis (0 to 100)', bars: bars.map(([label, value]) => ({ label, value: value ?? 0, color: colors[label]! })) };
   }
   return {
-    title: type === 'composition' ? 'Advisories per severity' : type === 'cbom' ? 'Assets per type' : 'Findings per section',
+    title: type === 'composition' ? 'Findings (advisory and component pairs) per severity' : type === 'cbom' ? 'Assets per type' : 'Findings per section',
     bars: sections.map((s) => ({ label: s.name, value: s.total, color: s.color })),
   };
 }
@@ -221,13 +270,18 @@ export function reportModel(context: ReportContext): RenderModel {
   const { report } = context;
   const type = report.type;
   const listed = ((report.summary.sections ?? []) as JsonObject[]).filter((s) => s.kind === 'list');
-  const order = importance(type);
   const sections: SectionModel[] = listed.map((s) => {
     const name = String(s.name);
     const look = LOOKS[type]?.[name] ?? { title: name, description: '', color: GREY };
-    const rows = (context.entries.get(name) ?? []).map((e) => rowOf(type, e, name));
-    if (order) rows.sort(order);
-    return { name, ...look, total: rows.length, columns: (type === 'posture' ? POSTURE_COLUMNS[name] : COLUMNS[type]) ?? [], rows };
+    const columns = (type === 'posture' ? POSTURE_COLUMNS[name] : COLUMNS[type]) ?? [];
+    const { rows, groups } = ordered(type, name, context.entries.get(name) ?? []);
+    const section: SectionModel = { name, ...look, total: rows.length, columns, rows };
+    const grouping = GROUPING[type];
+    if (groups && grouping) {
+      const shown = columns.filter((column) => column.key in grouping.columns).map((column) => ({ ...column, width: grouping.columns[column.key]! }));
+      section.groups = { title: grouping.title, columns: shown, list: groups, ...(grouping.members ? { members: grouping.members } : {}) };
+    }
+    return section;
   });
   const totals = new Map(sections.map((s) => [s.name, s.total]));
   const headline = (report.summary.headline ?? {}) as JsonObject;

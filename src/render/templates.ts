@@ -4,10 +4,10 @@
 // format's documents show, or how, changes.
 import type { DocumentFormat, TemplateInfo } from './model';
 
-export const PDF_TEMPLATE: TemplateInfo = { format: 'pdf', version: '1', library: 'pdf-lib 1.17.1', contentType: 'application/pdf' };
-export const XLSX_TEMPLATE: TemplateInfo = { format: 'xlsx', version: '1', library: 'exceljs 4.4.0', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' };
-export const PPTX_TEMPLATE: TemplateInfo = { format: 'pptx', version: '1', library: 'pptxgenjs 4.0.1', contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' };
-export const HTML_TEMPLATE: TemplateInfo = { format: 'html', version: '1', library: 'built-in', contentType: 'text/html; charset=utf-8' };
-export const CSV_TEMPLATE: TemplateInfo = { format: 'csv', version: '1', library: 'built-in', contentType: 'text/csv; charset=utf-8' };
+export const PDF_TEMPLATE: TemplateInfo = { format: 'pdf', version: '2', library: 'pdf-lib 1.17.1', contentType: 'application/pdf' };
+export const XLSX_TEMPLATE: TemplateInfo = { format: 'xlsx', version: '2', library: 'exceljs 4.4.0', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' };
+export const PPTX_TEMPLATE: TemplateInfo = { format: 'pptx', version: '2', library: 'pptxgenjs 4.0.1', contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' };
+export const HTML_TEMPLATE: TemplateInfo = { format: 'html', version: '2', library: 'built-in', contentType: 'text/html; charset=utf-8' };
+export const CSV_TEMPLATE: TemplateInfo = { format: 'csv', version: '2', library: 'built-in', contentType: 'text/csv; charset=utf-8' };
 
 export const TEMPLATES: Record<DocumentFormat, TemplateInfo> = { pdf: PDF_TEMPLATE, xlsx: XLSX_TEMPLATE, pptx: PPTX_TEMPLATE, html: HTML_TEMPLATE, csv: CSV_TEMPLATE };

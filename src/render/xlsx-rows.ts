@@ -22,7 +22,7 @@ const MAX_CELL_TEXT = 32_767;
 const CHUNK_CHARS = 256 * 1024;
 const MS_PER_DAY = 86_400_000;
 /** The height in points of a line of 11 pt Calibri, and the most lines a row grows to. */
-const LINE_HEIGHT = 15;
+export const LINE_HEIGHT = 15;
 const MAX_LINES = 12;
 /** 1970-01-01 as an Excel serial day (1900 date system). */
 const UNIX_EPOCH_SERIAL = 25_569;
@@ -174,7 +174,7 @@ function cellXml(ref: string, style: string, value: Cell | undefined, column: Co
   if (column.kind === 'number') number = numericValue(value);
   if (column.kind === 'date' && typeof value === 'string') {
     const date = parseIsoDate(value);
-    if (date) number = excelSerial(date);
+    if (date && inExcelRange(date)) number = excelSerial(date);
   }
   if (number !== null) return `<c r="${ref}" s="${style}"><v>${number}</v></c>`;
   if (typeof value === 'number') return ''; // NaN or infinite: no value to show
@@ -185,7 +185,7 @@ function cellXml(ref: string, style: string, value: Cell | undefined, column: Co
 const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/g;
 
 /** About how many lines the cell's text takes wrapped in a column `width` characters wide (at most MAX_LINES). */
-function wrappedLines(value: Cell | undefined, width: number | null): number {
+export function wrappedLines(value: Cell | undefined, width: number | null): number {
   if (width === null || typeof value !== 'string') return 1;
   // Prose fits a few more characters than the width (counted in digits), word wrapping wastes a few.
   const perLine = Math.max(1, width);
@@ -198,6 +198,16 @@ function wrappedLines(value: Cell | undefined, width: number | null): number {
 function excelSerial(date: Date): number {
   return UNIX_EPOCH_SERIAL + date.getTime() / MS_PER_DAY;
 }
+
+/**
+ * Whether Excel can show the date: its 1900 date system starts on 1900-01-01 and counts a 29 February
+ * 1900 that never was, so only from 1900-03-01 do serials and dates agree. An earlier date (Go's zero
+ * time, `0001-01-01`) would be a negative serial, shown as `#####`: it is written as its text instead.
+ */
+export function inExcelRange(date: Date): boolean {
+  return date.getTime() >= EXCEL_FIRST_DAY;
+}
+const EXCEL_FIRST_DAY = Date.UTC(1900, 2, 1);
 
 // Control characters are not allowed raw in XML (a lone CR would come back as LF, the others make
 // the file invalid); OOXML spells them `_xHHHH_`, which Excel, LibreOffice and exceljs decode. A

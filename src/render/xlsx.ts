@@ -5,7 +5,7 @@
 import ExcelJS from 'exceljs';
 import { hexColor, isWholeDay, numericValue, parseIsoDate, textColorOn } from './cells';
 import type { Cell, Column, RenderModel, SectionModel } from './model';
-import { excelText, withSectionRows, type SectionSheet } from './xlsx-rows';
+import { excelText, inExcelRange, LINE_HEIGHT, withSectionRows, wrappedLines, type SectionSheet } from './xlsx-rows';
 
 export { XLSX_TEMPLATE } from './templates';
 
@@ -23,7 +23,8 @@ const HEADING_FILL: ExcelJS.Fill = { type: 'pattern', pattern: 'solid', fgColor:
 /** Renders the report as an XLSX workbook. */
 export async function renderXlsx(model: RenderModel): Promise<Uint8Array> {
   const workbook = new ExcelJS.Workbook();
-  const produced = parseIsoDate(model.producedAt);
+  const parsed = parseIsoDate(model.producedAt);
+  const produced = parsed && inExcelRange(parsed) ? parsed : null;
   workbook.creator = 'posture-service';
   workbook.title = excelText(model.title);
   if (produced) workbook.created = workbook.modified = produced;
@@ -36,10 +37,13 @@ export async function renderXlsx(model: RenderModel): Promise<Uint8Array> {
   return withSectionRows(new Uint8Array(skeleton as ArrayBuffer), sheets);
 }
 
+/** The Summary sheet's column widths (characters): labels, values, counts, explanations. */
+const SUMMARY_WIDTHS = [28, 44, 14, 64];
+
 function writeSummary(sheet: ExcelJS.Worksheet, model: RenderModel, produced: Date | null, sheetNames: string[]): void {
   sheet.views = [{ showGridLines: false }];
   sheet.pageSetup = { ...PAGE_SETUP };
-  sheet.columns = [28, 44, 14, 64].map((width) => ({ width, style: { font: FONT } }));
+  sheet.columns = SUMMARY_WIDTHS.map((width) => ({ width, style: { font: FONT } }));
   const add = (values: ExcelJS.CellValue[]) => sheet.addRow(values);
   const heading = (text: string) => {
     add([]);
@@ -50,14 +54,32 @@ function writeSummary(sheet: ExcelJS.Worksheet, model: RenderModel, produced: Da
     row.font = { ...FONT, bold: true };
     values.forEach((_, index) => (row.getCell(index + 1).fill = HEADING_FILL));
   };
+  /**
+   * Wraps the row's cell `column` (1-based) over `span` columns and makes the row tall enough for it:
+   * neither Excel nor LibreOffice grows a row to fit wrapped text on opening.
+   */
+  const wrap = (row: ExcelJS.Row, column: number, span = 1) => {
+    if (span > 1) sheet.mergeCells(row.number, column, row.number, column + span - 1);
+    // A tall row reads from the top in every cell.
+    row.eachCell((other) => (other.alignment = { ...other.alignment, vertical: 'top' }));
+    const cell = row.getCell(column);
+    cell.alignment = { ...cell.alignment, wrapText: true, vertical: 'top' };
+    const width = SUMMARY_WIDTHS.slice(column - 1, column - 1 + span).reduce((sum, w) => sum + w, 0);
+    const lines = wrappedLines(typeof cell.value === 'string' ? cell.value : null, width);
+    if (lines > 1) row.height = Math.max(row.height ?? 0, lines * LINE_HEIGHT);
+  };
 
   add([excelText(model.title)]).font = { ...FONT, bold: true, size: 16 };
   add([]);
+  const text = (value: string | null) => (value === null ? null : excelText(value));
   const details: [string, ExcelJS.CellValue][] = [
     ['Project', excelText(model.project.name)],
     ['Subject', excelText(model.subject)],
-    ['Survey', model.survey.tag === null ? null : excelText(model.survey.tag)],
-    ['Survey type', model.survey.type === null ? null : excelText(model.survey.type)],
+    // The survey by its id and target; its tag, when it has one, on a row of its own.
+    ['Survey', text(model.survey.id) ?? 'none'],
+    ['Target', text(model.survey.target) ?? 'none'],
+    ['Tag', text(model.survey.tag) ?? 'none'],
+    ['Survey type', text(model.survey.type)],
     ['Produced', produced ?? excelText(model.producedAt)],
     ['Report', excelText(model.reportId)],
     ['Report type', excelText(model.reportType)],
@@ -67,6 +89,7 @@ function writeSummary(sheet: ExcelJS.Worksheet, model: RenderModel, produced: Da
     row.getCell(1).font = { ...FONT, bold: true };
     row.getCell(2).alignment = { horizontal: 'left' };
     if (value instanceof Date) row.getCell(2).numFmt = TIME_FORMAT;
+    wrap(row, 2, 3);
   }
 
   heading('Headline figures');
@@ -76,6 +99,7 @@ function writeSummary(sheet: ExcelJS.Worksheet, model: RenderModel, produced: Da
     const row = add([excelText(figure.label), value, excelText(figure.detail ?? '')]);
     if (value instanceof Date) row.getCell(2).numFmt = DAY_FORMAT;
     row.getCell(2).alignment = { horizontal: 'left' };
+    wrap(row, 3, 2);
   }
 
   heading(model.chart.title);
@@ -86,14 +110,14 @@ function writeSummary(sheet: ExcelJS.Worksheet, model: RenderModel, produced: Da
   tableHeader(['Sheet', 'Section', 'Entries', 'What it means']);
   model.sections.forEach((section, index) => {
     const row = add([sheetNames[index]!, excelText(section.title), section.total, excelText(section.description)]);
-    row.getCell(3).alignment = { horizontal: 'left' };
-    row.getCell(4).alignment = { wrapText: true, vertical: 'top' };
+    row.getCell(3).alignment = { horizontal: 'left', vertical: 'top' };
+    wrap(row, 2);
+    wrap(row, 4);
   });
 
   if (model.notes.length > 0) {
     heading('Notes');
-    // Column A is narrow: the note runs on over the empty cells beside it, as in a text.
-    for (const note of model.notes) add([excelText(note)]);
+    for (const note of model.notes) wrap(add([excelText(note)]), 1, SUMMARY_WIDTHS.length);
   }
 }
 
@@ -123,9 +147,10 @@ function addSectionSheet(workbook: ExcelJS.Workbook, name: string, section: Sect
   return { path: `xl/worksheets/sheet${sheet.id}.xml`, section, wrapWidths: widths.map((width, index) => (wraps[index] ? width : null)) };
 }
 
-/** A headline figure's value: a number or a date when it is one, else its text. */
+/** A headline figure's value: a number or a date (one Excel can show) when it is one, else its text. */
 function figureValue(value: number | string): ExcelJS.CellValue {
-  return numericValue(value) ?? parseIsoDate(String(value)) ?? excelText(String(value));
+  const date = parseIsoDate(String(value));
+  return numericValue(value) ?? (date && inExcelRange(date) ? date : null) ?? excelText(String(value));
 }
 
 /** Whether any of the column's dates has a time of day (then the column shows times too). */

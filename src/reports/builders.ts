@@ -105,7 +105,14 @@ const cbom: ReportBuilder = {
   },
 };
 
-/** Composition: one entry per (component, advisory) finding, in the section of the advisory's severity. */
+/** An OSV date a record really states: Go's zero time (`0001-01-01T00:00:00Z`) and anything before 1900 mean "not stated". */
+const statedDate = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) && v.slice(0, 10) >= '1900-01-01' ? v : null);
+
+/**
+ * Composition: one entry per finding (a component and an advisory affecting it), in the section of the
+ * advisory's severity. Its figures count both, labelled: `findings` (the pairs, which the sections and
+ * `severities` add up to) and `advisories` (distinct ids, which `advisory_severities` add up to).
+ */
 const composition: ReportBuilder = {
   type: 'composition',
   kinds: ['vuln_finding'],
@@ -116,21 +123,30 @@ const composition: ReportBuilder = {
     const severities = zeroes(SEVERITIES);
     const vulnerable = new Set<string>();
     const fixable = new Set<string>();
-    const advisories = new Set<string>();
+    const advisories = new Map<string, string>();
+    let findings = 0;
+    const counts = () => {
+      const advisorySeverities = zeroes(SEVERITIES);
+      for (const severity of advisories.values()) advisorySeverities[severity]! += 1;
+      return { vulnerable_components: vulnerable.size, advisories: advisories.size, findings, fixable: fixable.size, severities, advisory_severities: advisorySeverities };
+    };
     // `components` (every component, vulnerable or not) is counted by the consumer as it writes the document.
     return {
       add(row) {
         const d = row.data;
         const section = SEVERITIES.includes(d.severity?.label) ? (d.severity.label as string) : 'unknown';
         severities[section]! += 1;
+        findings += 1;
         const component = String(d.component_key ?? row.purl ?? row.name);
         vulnerable.add(component);
         if (d.fix_version) fixable.add(component);
-        advisories.add(String(d.advisory_id));
-        return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data: { ...d, section } };
+        // An advisory has one severity; the first seen stands should records ever disagree.
+        if (!advisories.has(String(d.advisory_id))) advisories.set(String(d.advisory_id), section);
+        const data = { ...d, section, published: statedDate(d.published), modified: statedDate(d.modified) };
+        return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data };
       },
-      figures: () => ({ vulnerable_components: vulnerable.size, advisories: advisories.size, fixable: fixable.size, severities }),
-      objects: () => ({ overview: { vulnerable_components: vulnerable.size, advisories: advisories.size, fixable: fixable.size, severities } }),
+      figures: counts,
+      objects: () => ({ overview: counts() }),
     };
   },
 };

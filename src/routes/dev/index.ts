@@ -18,7 +18,7 @@ import { benchRecords, popularPackages, type BenchSeedCounts } from '../../proje
 import { withProjectWork } from '../../project/client';
 import { renderedBytes } from '../../queues/render';
 import { DOCUMENT_FORMATS } from '../../render/model';
-import { sampleModel } from '../../render/sample';
+import { samplePqcModel, sampleModel } from '../../render/sample';
 import { importRecords } from '../../vulndb/import';
 
 export const DEMO = {
@@ -106,11 +106,17 @@ const renderSample = defineRoute({
   path: '/api/v1/dev/render-sample',
   tags: ['Local development'],
   summary: 'Render a synthetic report (local instances only)',
-  description: 'What `npm run bench:render` measures: a synthetic report of `entries` entries rendered in `format` by the same renderer the render queue uses, in this runtime; nothing is stored. 404 unless the instance has a DEV_SECRET.',
+  description: 'What `npm run bench:render` measures: a synthetic report of `entries` entries rendered in `format` by the same renderer the render queue uses, in this runtime; nothing is stored. '
+    + '`kind` `plain` (the default) is a report laid out as plain tables; `pqc` is a pqc-inventory report of stored-like entries laid out as the render queue lays one out (grouped by algorithm and verdict). The time is that of the rendering alone. 404 unless the instance has a DEV_SECRET.',
   access: 'public',
   errors: [401, 404],
   middleware: [devOnly],
-  request: { query: z.object({ format: z.enum(DOCUMENT_FORMATS), entries: z.coerce.number().int().min(1).max(100_000) }) },
+  request: {
+    query: z.object({
+      format: z.enum(DOCUMENT_FORMATS), entries: z.coerce.number().int().min(1).max(100_000),
+      kind: z.enum(['plain', 'pqc']).default('plain'),
+    }),
+  },
   responses: { 200: { description: 'How long rendering took and how large the document is.', content: { 'application/json': { schema: z.object({ ms: z.number(), bytes: z.number().int() }) } } } },
 });
 
@@ -206,8 +212,8 @@ export const devRouter = createRouter()
     return c.json(await withProjectWork<{ portfolios: string[]; subjects: number }>(c.env, projectId, (stub) => stub.benchRescore()), 200);
   })
   .openapi(renderSample, async (c) => {
-    const { format, entries } = c.req.valid('query');
-    const model = sampleModel(entries);
+    const { format, entries, kind } = c.req.valid('query');
+    const model = kind === 'pqc' ? samplePqcModel(entries) : sampleModel(entries);
     const started = performance.now();
     const bytes = await renderedBytes(format, model);
     return c.json({ ms: performance.now() - started, bytes }, 200);

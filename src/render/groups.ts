@@ -1,0 +1,135 @@
+// Groups of a section's entries, so a long section reads as a short list of decisions: the entries that
+// share what a reader acts on are shown under one heading that says it once, with their count, and
+// each entry keeps only what is its own (its name and where it is). pqc-inventory: the algorithm that
+// decides, the verdict (section, deadline), the explanation and the replacement; composition: the
+// component, its installed version and its fix version. Plain functions over stored entries.
+import type { JsonObject } from '../lib/json';
+import type { Cell, GroupModel } from './model';
+
+/** What a pqc-inventory entry is judged by, the same for every entry it groups with. */
+export interface PqcVerdict {
+  /** The algorithm that decides (`RSA-2048-SHA1`); the entry's own name when nothing else decides. */
+  algorithm: string;
+  /** Its part in the entry (`signature`, `key`, `cipher suite ...`), when the entry is made of parts. */
+  role: string | null;
+  /** The explanation without the entry's own name in front. */
+  explanation: string | null;
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+// A certificate, protocol or key made of parts is explained as `<name>: <part> (<role>) decides. <why>`
+// (or `... is not known ...` when unclassified): the part and the why are what it shares with others.
+const DECIDED = /^(.+?) \(([^()]*)\) decides\. ([\s\S]+)$/;
+const UNKNOWN_PART = /^(.+?) \(([^()]*)\) (is not known[\s\S]*)$/;
+/** A key is named after its algorithm and kind (`RSA-2048 public-key`); it shares the algorithm's verdict. */
+const KEY_KIND = / (?:public|private|secret)-key$/;
+
+/** The algorithm, role and explanation an entry shares with the others of its group. */
+export function pqcVerdict(entry: JsonObject): PqcVerdict {
+  const name = text(entry.name) ?? '';
+  const explanation = text(entry.explanation);
+  const rest = explanation !== null && name !== '' && explanation.startsWith(`${name}: `) ? explanation.slice(name.length + 2) : null;
+  const decided = rest === null ? null : DECIDED.exec(rest);
+  if (decided) return { algorithm: decided[1]!, role: decided[2]!, explanation: decided[3]! };
+  const unknown = rest === null ? null : UNKNOWN_PART.exec(rest);
+  if (unknown) return { algorithm: unknown[1]!, role: unknown[2]!, explanation: rest };
+  return { algorithm: name.replace(KEY_KIND, '') || name || 'unnamed', role: null, explanation };
+}
+
+/** A group being filled: the model's group and what orders it. */
+interface Forming {
+  group: GroupModel;
+  /** Sorts the most urgent first: the earliest deadline (or a stand-in), whether a fix is known. */
+  urgency: string;
+  score: number;
+  occurrences: number;
+}
+
+/** The entries in groups of equal `keyOf`, in first-seen order; `start` makes a group of its first entry, `join` hears every entry. */
+function collect<T>(items: T[], keyOf: (item: T) => string, start: (item: T) => Omit<Forming, 'occurrences'>, rowOf: (item: T) => Record<string, Cell>, join?: (forming: Forming, item: T) => void): Forming[] {
+  const groups = new Map<string, Forming>();
+  for (const item of items) {
+    const key = keyOf(item);
+    let forming = groups.get(key);
+    if (!forming) {
+      forming = { ...start(item), occurrences: 0 };
+      groups.set(key, forming);
+    }
+    const row = rowOf(item);
+    forming.group.rows.push(row);
+    forming.occurrences += typeof row.occurrences === 'number' ? row.occurrences : 1;
+    join?.(forming, item);
+  }
+  return [...groups.values()];
+}
+
+const byNumber = (key: string) => (a: Record<string, Cell>, b: Record<string, Cell>) => Number(b[key] ?? -1) - Number(a[key] ?? -1);
+const byText = (key: string) => (a: Record<string, Cell>, b: Record<string, Cell>) => String(a[key] ?? '').localeCompare(String(b[key] ?? ''));
+
+/**
+ * A pqc-inventory section's entries grouped by verdict: the deciding algorithm, the section, the
+ * deadline, the explanation and the replacement. The most urgent groups first (a past deadline before a
+ * later one; in `red` a missing date means disallowed already), then the largest; in each group the
+ * entries seen most often first.
+ */
+export function pqcGroups(section: string, entries: JsonObject[], rowOf: (entry: JsonObject) => Record<string, Cell>): GroupModel[] {
+  type Judged = { entry: JsonObject; verdict: PqcVerdict };
+  const judged: Judged[] = entries.map((entry) => ({ entry, verdict: pqcVerdict(entry) }));
+  const keyOf = ({ entry, verdict }: Judged) => [verdict.algorithm, verdict.explanation, text(entry.replacement), text(entry.deadline)].join('\u0000');
+  const start = ({ entry, verdict }: Judged) => {
+    const deadline = text(entry.deadline)?.slice(0, 10) ?? null;
+    const replacement = text(entry.replacement);
+    const facts = [
+      ...(deadline ? [{ label: 'Deadline', value: deadline }] : []),
+      ...(replacement ? [{ label: 'Move to', value: replacement }] : []),
+    ];
+    return {
+      group: { title: verdict.algorithm, detail: verdict.role, facts, explanation: verdict.explanation, rows: [] },
+      urgency: deadline ?? (section === 'red' ? '0000' : '9999'),
+      score: 0,
+    };
+  };
+  // The role (`signature`, `key`) is said only when every entry of the group has it in that role.
+  const join = (forming: Forming, { verdict }: Judged) => {
+    if (forming.group.detail !== verdict.role) forming.group.detail = null;
+  };
+  const groups = collect(judged, keyOf, start, ({ entry }) => rowOf(entry), join);
+  for (const { group } of groups) group.rows.sort((a, b) => byNumber('occurrences')(a, b) || byText('name')(a, b));
+  groups.sort((a, b) => a.urgency.localeCompare(b.urgency) || b.group.rows.length - a.group.rows.length || b.occurrences - a.occurrences || a.group.title.localeCompare(b.group.title));
+  return groups.map((forming) => forming.group);
+}
+
+/**
+ * A composition section's entries grouped by component (name, installed version, package URL) and its
+ * fix version: one upgrade answers every advisory of the group. The highest-scored groups first, then
+ * those with a fix, then the largest; in each group the highest-scored advisories first.
+ */
+export function compositionGroups(entries: JsonObject[], rowOf: (entry: JsonObject) => Record<string, Cell>): GroupModel[] {
+  const keyOf = (entry: JsonObject) => [text(entry.name), text(entry.version), text(entry.purl), text(entry.fix_version)].join('\u0000');
+  const start = (entry: JsonObject) => {
+    const fix = text(entry.fix_version);
+    const purl = text(entry.purl);
+    return {
+      group: {
+        title: [text(entry.name) ?? text(entry.purl) ?? 'unnamed', text(entry.version)].filter(Boolean).join(' '),
+        detail: purl,
+        // The fix version says what to do: upgrading to it answers every advisory of the group.
+        facts: [{ label: 'Fix version', value: fix ?? 'none known' }, { label: 'Highest score', value: 'none' }],
+        explanation: null,
+        rows: [],
+      },
+      urgency: fix ? '0' : '1',
+      score: -1,
+    };
+  };
+  const groups = collect(entries, keyOf, start, rowOf);
+  for (const forming of groups) {
+    forming.group.rows.sort((a, b) => byNumber('score')(a, b) || byText('advisory')(a, b));
+    const highest = forming.group.rows[0]?.score;
+    forming.score = typeof highest === 'number' ? highest : -1;
+    if (typeof highest === 'number') forming.group.facts[1]!.value = highest.toFixed(1);
+  }
+  groups.sort((a, b) => b.score - a.score || a.urgency.localeCompare(b.urgency) || b.group.rows.length - a.group.rows.length || a.group.title.localeCompare(b.group.title));
+  return groups.map((forming) => forming.group);
+}
