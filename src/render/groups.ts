@@ -29,6 +29,10 @@ const KEY_KIND = / (?:public|private|secret)-key$/;
 export function pqcVerdict(entry: JsonObject): PqcVerdict {
   const name = text(entry.name) ?? '';
   const explanation = text(entry.explanation);
+  // A trust anchor is judged by its key alone (`<name> is a trust anchor: ...`): it groups with the other roots on that key.
+  if (entry.trustAnchor === true && explanation?.startsWith(`${name} is a trust anchor: `)) {
+    return { algorithm: text(entry.algorithm) ?? name, role: 'trust anchor key', explanation: `A trust anchor${explanation.slice(name.length + ' is a trust anchor'.length)}` };
+  }
   const rest = explanation !== null && name !== '' && explanation.startsWith(`${name}: `) ? explanation.slice(name.length + 2) : null;
   const decided = rest === null ? null : DECIDED.exec(rest);
   if (decided) return { algorithm: decided[1]!, role: decided[2]!, explanation: decided[3]! };
