@@ -1,7 +1,7 @@
 // The reports of fixture bundles as the pipeline builds them, in-process and without storage: the
 // project's bundle reader, its classification and vulnerability matching, the report builders'
-// tallies, and the layout every renderer draws (reportModel). Used by the document tests and by
-// `npm run samples` (scripts/render-samples.mjs), which bundles it for Node.
+// tallies, and the layout every renderer draws (reportModel). Used by the document tests; the
+// pictures in docs/samples come from the same fixtures through the running service (npm run samples).
 import { readBundle } from '../src/analysis/bundle';
 import { cryptoFindings, packagedComponents, vulnFindings, type PackagedComponent } from '../src/analysis/findings';
 import { namesPackage, packageKey } from '../src/analysis/vulns/osv';

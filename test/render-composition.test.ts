@@ -101,6 +101,16 @@ describe('Composition figures count one thing each: advisories and findings, bot
     expect(slide).toContain(twice.rows.map((r) => r.advisory).join(', '));
   });
 
+  it('PPTX: two components of one name and version are told apart by their package URL (harp: grpc as a module and a package)', async () => {
+    const parts = unzipSync(await renderPptx(harp.model));
+    const medium = harp.model.sections.find((s) => s.name === 'medium')!;
+    const index = harp.model.sections.filter((s) => s.total > 0).indexOf(medium) + 3;
+    const slide = [...strFromU8(parts[`ppt/slides/slide${index}.xml`]!).matchAll(/<a:t>([^<]*)<\/a:t>/g)].map(([, t]) => t!);
+    const grpc = slide.filter((t) => t.startsWith('google.golang.org/grpc 1.45.0'));
+    expect(grpc).toEqual(expect.arrayContaining([expect.stringContaining('?type=module)'), expect.stringContaining('?type=package)')]));
+    expect(new Set(grpc).size).toBe(2);
+  });
+
   it('the findings of one component are grouped under it, with its fix version once (harp: golang.org/x/net)', () => {
     const unknown = harp.model.sections.find((s) => s.name === 'unknown')!;
     const net = unknown.groups!.list[0]!;

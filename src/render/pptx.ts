@@ -214,8 +214,11 @@ function groupTable(groups: NonNullable<SectionModel['groups']>): SlideTable {
     ...labels.map((label) => ({ text: label, right: false })),
     ...(members ? [{ text: members.header, right: false }] : []),
   ];
+  // Two groups of one title (a module and a package of one Go module) are told apart by their detail.
+  const titles = shown.map((group) => group.title);
+  const repeated = new Set(titles.filter((title, index) => titles.indexOf(title) !== index));
   const rows = shown.map((group) => [
-    group.detail && !members ? `${group.title} (${group.detail})` : group.title,
+    group.detail && (!members || repeated.has(group.title)) ? `${group.title} (${group.detail})` : group.title,
     group.rows.length.toLocaleString('en-US'),
     ...labels.map((label) => group.facts.find((fact) => fact.label === label)?.value ?? ''),
     ...(members ? [group.rows.map((row) => String(row[members.key] ?? '')).filter(Boolean).join(', ')] : []),
