@@ -3,7 +3,8 @@
 // tallies, and the layout every renderer draws (reportModel). Used by the document tests; the
 // pictures in docs/samples come from the same fixtures through the running service (npm run samples).
 import { readBundle } from '../src/analysis/bundle';
-import { cryptoFindings, packagedComponents, vulnFindings, type PackagedComponent } from '../src/analysis/findings';
+import { AssetLinks, cryptoFindings, packagedComponents, vulnFindings, type PackagedComponent } from '../src/analysis/findings';
+import type { Dependency } from '../src/analysis/types';
 import { namesPackage, packageKey } from '../src/analysis/vulns/osv';
 import type { OsvRecord } from '../src/analysis/vulns/osv-types';
 import type { JsonObject } from '../src/lib/json';
@@ -21,9 +22,10 @@ export interface FixtureReport {
   headline: JsonObject;
 }
 
-/** The rows an analysis stores of a bundle: components and crypto assets, each key once (the first wins). */
-async function analysisRows(bundle: string | Uint8Array): Promise<{ components: AnalysisRow[]; assets: AnalysisRow[] }> {
+/** The rows an analysis stores of a bundle: components and crypto assets, each key once (the first wins), and the documents' dependency graph. */
+async function analysisRows(bundle: string | Uint8Array): Promise<{ components: AnalysisRow[]; assets: AnalysisRow[]; dependencies: Dependency[] }> {
   const rows = { component: new Map<string, AnalysisRow>(), crypto_asset: new Map<string, AnalysisRow>() };
+  const dependencies: Dependency[] = [];
   const keep = (row: ReturnType<typeof stagedRow>) => {
     const held = rows[row.kind as 'component' | 'crypto_asset'];
     if (!held.has(row.key)) held.set(row.key, { key: row.key, name: row.name, purl: row.purl, version: row.version, data: row.data });
@@ -32,8 +34,9 @@ async function analysisRows(bundle: string | Uint8Array): Promise<{ components: 
     fileName: 'bundle.json',
     onComponent: (component, source) => keep(stagedRow({ kind: 'component', source: source.path, component })),
     onCryptoAsset: (asset, source) => keep(stagedRow({ kind: 'crypto_asset', source: source.path, asset })),
+    onDependency: (dependency) => void dependencies.push(dependency),
   });
-  return { components: [...rows.component.values()], assets: [...rows.crypto_asset.values()] };
+  return { components: [...rows.component.values()], assets: [...rows.crypto_asset.values()], dependencies };
 }
 
 /** The records (not withdrawn) naming each component's package, by package key, as the vulnerability database answers them. */
@@ -55,11 +58,17 @@ export async function fixtureReport(
   bundle: string | Uint8Array,
   options: { subject: string; records?: OsvRecord[]; survey?: RenderModel['survey']; producedAt?: string; reportId?: string },
 ): Promise<FixtureReport> {
-  const { components, assets } = await analysisRows(bundle);
+  const { components, assets, dependencies } = await analysisRows(bundle);
   const builder = REPORT_BUILDERS[type];
   const tally = builder.tally();
   const rows: [AnalysisRow, ContentKind][] = [];
-  if (type === 'pqc-inventory') for (const finding of cryptoFindings(assets)) rows.push([finding, 'crypto_finding']);
+  if (type === 'pqc-inventory') {
+    // As the analysis reads them: stored rows in key order, keys classified through the links the documents' dependencies draw.
+    const stored = [...assets].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const graph = new AssetLinks(stored);
+    for (const dependency of dependencies) graph.addDependency(dependency);
+    for (const finding of cryptoFindings(stored, new Map(), graph.links())) rows.push([finding, 'crypto_finding']);
+  }
   else if (type === 'cbom') for (const asset of assets) rows.push([asset, 'crypto_asset']);
   else {
     const packaged = packagedComponents(components);
