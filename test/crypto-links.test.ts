@@ -171,6 +171,23 @@ describe('rule: trust anchors are judged by what is used', () => {
     expect(findings.find((f) => f.name === 'www.example.com')).toMatchObject({ trustAnchor: false, deadline: DISALLOWED_2013, rule: 'signature-weak-hash' });
   });
 
+  it('a root whose key the document leaves unclassified is judged by the key algorithm its self-signature names', async () => {
+    const text = JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+      components: [
+        { type: 'cryptographic-asset', 'bom-ref': 'sig', name: 'SHA256withRSA', cryptoProperties: { assetType: 'algorithm', algorithmProperties: { primitive: 'signature' } } },
+        { type: 'cryptographic-asset', 'bom-ref': 'key', name: 'public key', cryptoProperties: { assetType: 'related-crypto-material', relatedCryptoMaterialProperties: { type: 'public-key' } } },
+        {
+          type: 'cryptographic-asset', 'bom-ref': 'root', name: 'Example Root',
+          cryptoProperties: { assetType: 'certificate', certificateProperties: { subjectName: 'CN=Example Root', issuerName: 'CN=Example Root', signatureAlgorithmRef: 'sig', subjectPublicKeyRef: 'key' } },
+        },
+      ],
+    });
+    const root = (await readCbom('inline.json', text)).findings.find((f) => f.assetType === 'certificate');
+    expect(root).toMatchObject({ section: 'red', trustAnchor: true, decidedBy: 'trust anchor key' });
+    expect(root.reasons).toContain('key (from its self-signature): RSA (red)');
+  });
+
   it('in a JDK image\'s trust store no root is overdue because of its own signature', async () => {
     const { findings } = await readCbom('ibm-cbomkit-theia__temurin-jdk-image.cbom.json');
     const anchors = findings.filter((f) => f.trustAnchor);

@@ -144,6 +144,30 @@ describe('Readable at any size: a long section is grouped by algorithm and verdi
     expect(group.rows.length).toBeGreaterThan(10);
   });
 
+  it('a part judged in a role groups under its algorithm with the role said once (a TLS 1.3 suite whose PRF hash is SHA-1)', async () => {
+    const cbom = JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+      components: [
+        { type: 'cryptographic-asset', 'bom-ref': 'aes', name: 'AES-128-GCM', cryptoProperties: { assetType: 'algorithm', algorithmProperties: { primitive: 'ae' } } },
+        { type: 'cryptographic-asset', 'bom-ref': 'sha1', name: 'SHA-1', cryptoProperties: { assetType: 'algorithm', algorithmProperties: { primitive: 'hash' } } },
+        ...['edge-a', 'edge-b'].map((name) => ({
+          type: 'cryptographic-asset', 'bom-ref': name, name,
+          cryptoProperties: { assetType: 'protocol', protocolProperties: { type: 'tls', version: '1.3', cipherSuites: [{ name: 'TLS_AES_128_GCM_SHA256', algorithms: ['aes', 'sha1'] }] } },
+        })),
+      ],
+    });
+    const { entries } = await fixtureReport('pqc-inventory', cbom, { subject: 'roles' });
+    const protocols = [...entries.values()].flat().filter((e) => e.assetType === 'protocol');
+    expect(protocols).toHaveLength(2);
+    for (const entry of protocols) {
+      expect(pqcVerdict(entry)).toMatchObject({ algorithm: 'HKDF-SHA1', role: 'cipher suite TLS_AES_128_GCM_SHA256 (prf)' });
+      expect(pqcVerdict(entry).explanation).not.toContain(entry.name);
+    }
+    const section = String(protocols[0]!.section);
+    const groups = pqcGroups(section, protocols, (entry) => ({ name: entry.name }));
+    expect(groups.map((g) => [g.title, g.detail, g.rows.length])).toEqual([['HKDF-SHA1', 'cipher suite TLS_AES_128_GCM_SHA256 (prf)', 2]]);
+  });
+
   it('the most important groups come first: past deadlines, then the nearest, then the largest', () => {
     for (const name of Object.keys(FIXTURES) as Name[]) {
       for (const section of reports[name].model.sections) {

@@ -29,16 +29,16 @@ const KEY_KIND = / (?:public|private|secret)-key$/;
 export function pqcVerdict(entry: JsonObject): PqcVerdict {
   const name = text(entry.name) ?? '';
   const explanation = text(entry.explanation);
-  // A trust anchor is judged by its key alone (`<name> is a trust anchor: ...`): it groups with the other roots on that key.
-  if (entry.trustAnchor === true && explanation?.startsWith(`${name} is a trust anchor: `)) {
-    return { algorithm: text(entry.algorithm) ?? name, role: 'trust anchor key', explanation: `A trust anchor${explanation.slice(name.length + ' is a trust anchor'.length)}` };
-  }
+  // The analysis (1.2.0 on) says what decided a composite and why, without the entry's own name.
+  const verdict = text(entry.verdict);
+  if (verdict) return { algorithm: text(entry.algorithm) ?? name, role: text(entry.decidedBy), explanation: verdict };
+  // Entries stored before: the explanation `<name>: <part> (<role>) decides. <why>` is read back.
   const rest = explanation !== null && name !== '' && explanation.startsWith(`${name}: `) ? explanation.slice(name.length + 2) : null;
   const decided = rest === null ? null : DECIDED.exec(rest);
   if (decided) return { algorithm: decided[1]!, role: decided[2]!, explanation: decided[3]! };
   const unknown = rest === null ? null : UNKNOWN_PART.exec(rest);
   if (unknown) return { algorithm: unknown[1]!, role: unknown[2]!, explanation: rest };
-  return { algorithm: name.replace(KEY_KIND, '') || name || 'unnamed', role: null, explanation };
+  return { algorithm: text(entry.algorithm) ?? (name.replace(KEY_KIND, '') || name || 'unnamed'), role: null, explanation };
 }
 
 /** A group being filled: the model's group and what orders it. */

@@ -19,8 +19,8 @@ const sameDn = (a?: string, b?: string) => Boolean(a && b && dn(a) === dn(b));
 const TRUST_STORE = /(^|\/)(etc\/ssl\/cert\.pem$|etc\/ssl\/certs\/|etc\/pki\/(tls|ca-trust)\/|(usr\/(local\/)?share|etc)\/ca-certificates|cacerts$|ca-certificates\.crt$|ca-bundle(\.trust)?\.(crt|pem)$|tls-ca-bundle\.pem$)/i;
 
 /**
- * A trust anchor: self-signed (subject and issuer the same name), or, when the document names
- * neither, found only in trust stores (an operating system's bundle, a JDK's cacerts).
+ * A trust anchor: self-signed (subject and issuer the same name), or, when the document leaves either
+ * out, found only in trust stores (an operating system's bundle, a JDK's cacerts).
  */
 export function isTrustAnchor(asset: CryptoAsset): boolean {
   const c = asset.certificate ?? {};
@@ -62,17 +62,16 @@ export function certificateJudgement(asset: CryptoAsset, context: ClassifyContex
   const parts: Part[] = [];
   if (isTrustAnchor(asset)) {
     // Its own signature is never checked; a self-signature was made with its own key, so it names the key's algorithm when nothing else does.
-    if (key) parts.push({ label: 'key', judged: key });
-    else if (signature) parts.push({ label: 'key (from its self-signature)', judged: judge(algorithmInput(signature, { key: true })) });
+    const fromSignature = signature ? judge(algorithmInput(signature, { key: true })) : undefined;
+    if (key && (key.section !== 'unclassified' || !fromSignature || fromSignature.section === 'unclassified')) parts.push({ label: 'key', judged: key });
+    else if (fromSignature) parts.push({ label: 'key (from its self-signature)', judged: fromSignature });
     else if (c.subjectPublicKeyRef) parts.push(missing('public key', c.subjectPublicKeyRef));
     const whole = combine(asset.name, seen, parts, `${asset.name}: the trust anchor names neither its public key nor its signature algorithm.`);
     const unchecked = signature ? [`signature: ${judge(algorithmInput(signature)).name} (not checked: a trust anchor's own signature)`] : [];
+    const verdict = 'a self-signed root whose own signature is never checked when a chain is validated, so its public key decides. '
+      + `${parts[0]?.judged.explanation} Plan the move of the PKI that chains to it, and track the vendor's post-quantum (ML-DSA) roots.`;
     const anchored = whole.section === 'red' || whole.section === 'yellow'
-      ? {
-          explanation: `${asset.name} is a trust anchor: a self-signed root whose own signature is never checked when a chain is validated, so its public key decides. `
-            + `${parts[0]!.judged.explanation} Plan the move of the PKI that chains to it, and track the vendor's post-quantum (ML-DSA) roots.`,
-          replacement: ANCHOR_REPLACEMENT,
-        }
+      ? { explanation: `${asset.name} is a trust anchor: ${verdict}`, verdict: `A trust anchor: ${verdict}`, decidedBy: 'trust anchor key', replacement: ANCHOR_REPLACEMENT }
       : {};
     return { ...whole, ...anchored, reasons: [...unchecked, ...whole.reasons], trustAnchor: true };
   }

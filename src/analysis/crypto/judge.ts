@@ -41,6 +41,13 @@ export interface CryptoEntry {
   source: string | null;
   /** Certificates: a self-signed root, judged by its public key (its own signature is never checked). */
   trustAnchor?: boolean;
+  /** Composites: the part that decided (`signature`, `key`, `cipher suite X (mac)`, `trust anchor key`). */
+  decidedBy?: string;
+  /**
+   * Composites: the explanation without the entry's own name, which every entry decided the same way
+   * shares (documents say it once per group). A single algorithm's explanation is already that.
+   */
+  verdict?: string;
 }
 
 export type Judgement = Omit<CryptoEntry, 'key' | 'assetType'>;
@@ -107,13 +114,15 @@ export function combine(name: string, seen: string, parts: Part[], ifEmpty?: str
   const never = refused.find((p) => p.judged.cnsa2.deadline === null);
   const cnsa2 = !refused.length ? { approved: true, deadline: null, note: 'Every part is a CNSA 2.0 algorithm.' }
     : { approved: false, deadline: never ? null : refused.map((p) => p.judged.cnsa2.deadline!).sort()[0]!, note: `${(never ?? refused[0]!).judged.name} (${(never ?? refused[0]!).label}): ${(never ?? refused[0]!).judged.cnsa2.note}` };
-  const explanation = section === 'unclassified'
-    ? `${name}: ${d.name} (${decider.label}) is not known to the classification table (seen: ${d.seen}); review it by hand.`
-    : `${name}: ${d.name} (${decider.label}) decides. ${d.explanation}`;
+  const verdict = section === 'unclassified'
+    ? `${d.name} (${decider.label}) is not known to the classification table (seen: ${d.seen}); review it by hand.`
+    : d.verdict ?? d.explanation;
+  const explanation = section === 'unclassified' ? `${name}: ${verdict}` : `${name}: ${d.name} (${decider.label}) decides. ${d.explanation}`;
   return {
-    section, name, primitive: d.primitive, family: d.family, algorithm: d.algorithm, securityBits: bits.length ? Math.min(...bits) : null, deadline,
+    section, name, primitive: d.primitive, family: d.family, algorithm: d.algorithm, securityBits: bits.length ? bits.reduce((a, b) => Math.min(a, b)) : null, deadline,
     replacement: d.replacement, explanation, cnsa2, quantumVulnerable: parts.some((p) => p.judged.quantumVulnerable), seen,
     reasons: parts.map((p) => `${p.label}: ${p.judged.name} (${p.judged.section})`), rule: d.rule, source: d.source,
+    decidedBy: decider.label, verdict,
   };
 }
 
