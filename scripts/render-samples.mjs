@@ -6,7 +6,7 @@
 // PPTX and XLSX (converted to PDF first), Debian's Chromium (puppeteer-core) for the HTML. Run by hand
 // (CI has none of these): `apt-get install poppler-utils libreoffice-impress libreoffice-calc chromium`.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { benchService, cli, createPass, until } from '../bench/harness.mjs';
@@ -31,7 +31,8 @@ try {
   const read = async (path) => (await fetch(`${service.P}${path}`, { headers })).json();
   for (const subject of SUBJECTS) {
     const { surveyId } = await cli(['upload', join(root, subject.file), '--api', service.base, '--project', service.projectId, '--target', subject.name, '--wait'], pass);
-    const step = (await read(`/v1/job/${surveyId}`)).steps.find((s) => s.step_type === 'REPORT' && s.step_label === subject.report);
+    const step = (await read(`/v1/job/${surveyId}`)).steps?.find((s) => s.step_type === 'REPORT' && s.step_label === subject.report);
+    if (!step) throw new Error(`the survey of ${subject.name} has no ${subject.report} report`);
     const rendered = async () => { const { formats = [] } = await read(`/v1/report/${step.id}/export`); return FORMATS.every((f) => formats.includes(f)); };
     await until(rendered, `the ${subject.report} documents of ${subject.name} were not rendered in 5 minutes`, 300_000, 500);
     const dir = join(service.work, subject.name);
@@ -70,5 +71,5 @@ function pdfPages(pdf, pages, name, dpi = 80) {
     const made = readdirSync(out).find((f) => f.endsWith('.png'));
     renameSync(join(out, made), join(SAMPLES, `${name}-${n}.png`));
   }
-  execFileSync('rm', ['-r', out]);
+  rmSync(out, { recursive: true, force: true });
 }

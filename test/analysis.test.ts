@@ -335,6 +335,20 @@ describe('CycloneDX documents', () => {
     expect(bad.message).toMatch(/before its header/);
   });
 
+  it('a public key\'s value is kept only as its SHA-256; secret material (private keys, secret keys, passwords) keeps neither', async () => {
+    const material = (ref: string, type: string, value: string) => ({
+      type: 'cryptographic-asset', 'bom-ref': ref, name: ref, cryptoProperties: { assetType: 'related-crypto-material', relatedCryptoMaterialProperties: { type, value } },
+    });
+    const doc = JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+      components: [material('pub', 'public-key', 'MIIBIjANBgkq'), material('priv', 'private-key', 'MIIEvQIBADAN'), material('pw', 'password', 'hunter2'), material('sk', 'secret-key', '00112233')],
+    });
+    const { assets } = await read(doc);
+    const fingerprints = Object.fromEntries(assets.map((a) => [a.bomRef, a.relatedCryptoMaterial?.fingerprint ?? null]));
+    expect(fingerprints).toEqual({ pub: { alg: 'SHA-256', content: await sha256Hex('MIIBIjANBgkq') }, priv: null, pw: null, sk: null });
+    expect(JSON.stringify(assets)).not.toMatch(/MIIBIjANBgkq|MIIEvQIBADAN|hunter2|00112233/);
+  });
+
   it('maps every CycloneDX 1.6 crypto property of the schema fixture', async () => {
     const { assets } = await read(specFull16);
     expect(assets).toEqual([
@@ -395,8 +409,8 @@ describe('CycloneDX documents', () => {
           type: 'private-key', size: 1024, algorithmRef: 'bom-ref-to-algorithm', format: 'PEM', state: 'active', id: '12345',
           creationDate: '2024-01-01T00:00:00.000Z', activationDate: '2024-01-02T00:00:00.000Z', updateDate: '2024-01-03T00:00:00.000Z', expirationDate: '2024-01-04T00:00:00.000Z',
           securedBy: { mechanism: 'HSM', algorithmRef: 'bom-ref-to-algorithm' },
-          // The key's value is never kept (issue 20): its SHA-256 stands in.
-          fingerprint: { alg: 'SHA-256', content: await sha256Hex('Value here') },
+          // The key's value is never kept (issue 20), and a private key's is not fingerprinted either:
+          // a secret's hash could be guessed (a public key's SHA-256 stands in for its value).
         },
       },
     ]);
@@ -431,7 +445,7 @@ describe('CycloneDX documents', () => {
       // 1.7 states the fingerprint: it is kept, the value is not.
       fingerprint: { alg: 'SHA-256', content: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' },
     });
-    expect(assets[0]!.certificate).toMatchObject({ fingerprint: { alg: 'SHA-256' }, ca: true });
+    expect(assets[0]!.certificate).toMatchObject({ fingerprint: { alg: 'SHA-256' } });
     const { assets: trivyAssets } = await read(trivy);
     const mlDsa = trivyAssets.find((a) => a.algorithm?.algorithmFamily === 'ML-DSA');
     expect(mlDsa?.algorithm).toMatchObject({ primitive: 'signature', nistQuantumSecurityLevel: expect.any(Number) });

@@ -101,6 +101,17 @@ describe('rule: a key\'s value is never copied into a report, document or log (a
     expect(secrets.length).toBeGreaterThan(8);
   });
 
+  it('secret material gets no fingerprint: its hash could be guessed, and would match across projects (the spec\'s private key)', async () => {
+    const key = documents.full.components.find((c: any) => c['bom-ref'] === 'asset-4');
+    expect(key.cryptoProperties.relatedCryptoMaterialProperties.type).toBe('private-key');
+    expect(key.hashes).toBeUndefined();
+    const section = await json(await get(t, `/${reportId(surveys.full, 'pqc-inventory')}/section/unclassified`));
+    const entries = [...section.entries ?? section.items ?? []];
+    const entry = entries.find((e: any) => e.bom_ref === 'asset-4' || e.key === 'asset-4');
+    expect(entry).toBeDefined();
+    expect(entry.fingerprint ?? null).toBeNull();
+  });
+
   it('no value in the project\'s storage (contents, findings, report entries, every table), the reports, their documents or the logs', async () => {
     const stored = await runInDurableObject(projectStub(env, t.projectId), (_instance, state) => {
       const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").toArray().map((r) => r.name);

@@ -5,6 +5,7 @@
 // Each test names the rule it shows.
 import { describe, expect, it } from 'vitest';
 import { classifyAsset, judge } from '../src/analysis/crypto/classify';
+import { MAX_LINKS } from '../src/analysis/crypto-findings';
 import { CNSA2_EXCLUSIVE, DEPRECATED_2030, DISALLOWED_2013, DISALLOWED_2035, TDEA3_2023 } from '../src/analysis/crypto/table';
 import type { CryptoAsset } from '../src/analysis/types';
 import analysisDoc from '../docs/analysis.md?raw';
@@ -99,6 +100,26 @@ describe('rule: keys and other material are classified through what they belong 
     text.dependencies = [{ ref: certificate['bom-ref'], dependsOn: [signatureAlgorithmRef, subjectPublicKeyRef] }];
     const { findings } = await readCbom('protocol-linked.json', JSON.stringify(text));
     expect(findings.find((f) => f.assetType === 'certificate')).toMatchObject({ section: 'red', reasons: ['signature: RSA-SHA512 (red)', 'key: RSA-2048 (red)'] });
+  });
+});
+
+describe('bounds: a hub many assets link to', () => {
+  it('a key 2,000 keys name keeps at most MAX_LINKS links, its own first, and every key is still classified through it', async () => {
+    const keys = Array.from({ length: 2_000 }, (_, i) => `k${i}`);
+    const text = JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+      components: [
+        { type: 'cryptographic-asset', 'bom-ref': 'rsa', name: 'RSA-2048', cryptoProperties: { assetType: 'algorithm', algorithmProperties: { primitive: 'pke' } } },
+        ...['hub', ...keys].map((ref) => ({ type: 'cryptographic-asset', 'bom-ref': ref, name: `${ref}`, cryptoProperties: { assetType: 'related-crypto-material', relatedCryptoMaterialProperties: { type: 'secret-key' } } })),
+      ],
+      dependencies: [{ ref: 'hub', dependsOn: ['rsa'] }, ...keys.map((ref) => ({ ref, dependsOn: ['hub'] }))],
+    });
+    const { links, findings } = await readCbom('hub.json', text);
+    expect(links.get('hub')).toHaveLength(MAX_LINKS);
+    expect(links.get('hub')![0]).toBe('rsa');
+    const tied = findings.filter((f) => f.assetType === 'related-crypto-material');
+    expect(tied).toHaveLength(2_001);
+    expect(tied.filter((f) => f.section !== 'red')).toEqual([]);
   });
 });
 

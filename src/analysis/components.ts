@@ -157,27 +157,18 @@ function algorithm(p: Raw): AlgorithmProperties | undefined {
   });
 }
 
-/** 1.7 `certificateExtensions`: whether basicConstraints says CA:TRUE. */
-function isCa(p: Raw): boolean | undefined {
-  if (!Array.isArray(p.certificateExtensions)) return undefined;
-  const basic = p.certificateExtensions.map(record).find((e) => e?.commonExtensionName === 'basicConstraints');
-  const value = text(basic?.commonExtensionValue);
-  return value ? /\bCA\s*:\s*TRUE\b/i.test(value) : undefined;
-}
-
 function certificate(p: Raw): CertificateProperties | undefined {
   return compact<CertificateProperties>({
-    subjectName: text(p.subjectName),
-    issuerName: text(p.issuerName),
+    subjectName: clip(p.subjectName, MAX_TEXT),
+    issuerName: clip(p.issuerName, MAX_TEXT),
     notValidBefore: text(p.notValidBefore),
     notValidAfter: text(p.notValidAfter),
     signatureAlgorithmRef: text(p.signatureAlgorithmRef) ?? related(p, 'algorithm'),
     subjectPublicKeyRef: text(p.subjectPublicKeyRef) ?? related(p, 'publicKey'),
     certificateFormat: text(p.certificateFormat),
     certificateFileExtension: text(p.certificateFileExtension) ?? text(p.certificateExtension),
-    serialNumber: text(p.serialNumber),
+    serialNumber: clip(p.serialNumber, MAX_CONTEXT),
     fingerprint: hashOf(p.fingerprint),
-    ca: isCa(p),
   });
 }
 
@@ -199,8 +190,13 @@ function protocol(p: Raw): ProtocolProperties | undefined {
   });
 }
 
-/** SHA-256 of a key's value as the document wrote it: it stands in for the value, which is never kept. */
-const valueFingerprint = (value: unknown): Hash | undefined => (text(value) ? { alg: 'SHA-256', content: createHash('sha256').update(String(value)).digest('hex') } : undefined);
+/**
+ * SHA-256 of a public key's value as the document wrote it: it stands in for the value, which is never
+ * kept. Secret material (private and secret keys, passwords, tokens, seeds) gets none: a low-entropy
+ * secret could be guessed from its hash, and the same secret would match across projects.
+ */
+const valueFingerprint = (type: unknown, value: unknown): Hash | undefined =>
+  (type === 'public-key' && text(value) ? { alg: 'SHA-256', content: createHash('sha256').update(String(value)).digest('hex') } : undefined);
 
 function relatedCryptoMaterial(p: Raw): RelatedCryptoMaterialProperties | undefined {
   const securedBy = record(p.securedBy) ?? {};
@@ -216,7 +212,7 @@ function relatedCryptoMaterial(p: Raw): RelatedCryptoMaterialProperties | undefi
     updateDate: text(p.updateDate),
     expirationDate: text(p.expirationDate),
     securedBy: compact({ mechanism: clip(securedBy.mechanism, 256), algorithmRef: text(securedBy.algorithmRef) }),
-    fingerprint: hashOf(p.fingerprint) ?? valueFingerprint(p.value),
+    fingerprint: hashOf(p.fingerprint) ?? valueFingerprint(p.type, p.value),
   });
 }
 
@@ -236,7 +232,7 @@ const MAX_CONTEXT = 256;
 function evidence(raw: Raw): Occurrence[] | undefined {
   const list = record(raw.evidence)?.occurrences;
   if (!Array.isArray(list)) return undefined;
-  const kept = list.slice(0, KEPT_LOCATIONS).map(record).filter((o): o is Raw => Boolean(text(o?.location)))
+  const kept = list.map(record).filter((o): o is Raw => Boolean(text(o?.location))).slice(0, KEPT_LOCATIONS)
     .map((o) => compact<Occurrence>({
       location: clip(o.location, MAX_TEXT)!, line: whole(o.line), offset: whole(o.offset), symbol: clip(o.symbol, MAX_CONTEXT), additionalContext: clip(o.additionalContext, MAX_CONTEXT),
     })!);

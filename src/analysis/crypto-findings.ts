@@ -14,6 +14,9 @@ import type { CryptoAsset, Dependency } from './types';
  * `provides` between two assets, either way), fed the dependency rows a page at a time; only edges
  * between two assets are kept. Keys are classified through it (docs/analysis.md, "Links").
  */
+/** The links of one asset the classifier follows: far more than any real document ties to one asset. */
+export const MAX_LINKS = 64;
+
 export class AssetLinks {
   private readonly refs = new Set<string>();
   private readonly out = new Map<string, string[]>();
@@ -38,10 +41,15 @@ export class AssetLinks {
     }
   }
 
-  /** By bom-ref: what an asset's own lists name first, then the assets whose lists name it; each once. */
+  /**
+   * By bom-ref: what an asset's own lists name first, then the assets whose lists name it; each once,
+   * at most MAX_LINKS (a hub that thousands of keys name must not make classifying them quadratic).
+   */
   links(): Map<string, string[]> {
     const answer = new Map<string, string[]>();
-    for (const ref of new Set([...this.out.keys(), ...this.in.keys()])) answer.set(ref, [...new Set([...(this.out.get(ref) ?? []), ...(this.in.get(ref) ?? [])])]);
+    for (const ref of new Set([...this.out.keys(), ...this.in.keys()])) {
+      answer.set(ref, [...new Set([...(this.out.get(ref) ?? []), ...(this.in.get(ref) ?? [])])].slice(0, MAX_LINKS));
+    }
     return answer;
   }
 }

@@ -76,8 +76,6 @@ export interface CertificateProperties {
   serialNumber?: string;
   /** 1.7 `fingerprint`: what identifies the certificate across files. */
   fingerprint?: Hash;
-  /** 1.7 `certificateExtensions` basicConstraints says CA:TRUE. */
-  ca?: boolean;
 }
 
 export interface CipherSuite {

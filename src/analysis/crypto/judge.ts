@@ -95,6 +95,10 @@ export function judge(input: AlgorithmInput): Judgement {
   };
 }
 
+/** Reasons kept per entry: a protocol listing thousands of suites must not make an entry too large to store. */
+const MAX_REASONS = 50;
+const listed = (reasons: string[]) => (reasons.length <= MAX_REASONS ? reasons : [...reasons.slice(0, MAX_REASONS), `and ${reasons.length - MAX_REASONS} more parts`]);
+
 /**
  * The worst part decides (the most urgent of them); the earliest date of any part applies; CNSA 2.0
  * approves only when every part is approved.
@@ -121,7 +125,7 @@ export function combine(name: string, seen: string, parts: Part[], ifEmpty?: str
   return {
     section, name, primitive: d.primitive, family: d.family, algorithm: d.algorithm, securityBits: bits.length ? bits.reduce((a, b) => Math.min(a, b)) : null, deadline,
     replacement: d.replacement, explanation, cnsa2, quantumVulnerable: parts.some((p) => p.judged.quantumVulnerable), seen,
-    reasons: parts.map((p) => `${p.label}: ${p.judged.name} (${p.judged.section})`), rule: d.rule, source: d.source,
+    reasons: listed(parts.map((p) => `${p.label}: ${p.judged.name} (${p.judged.section})`)), rule: d.rule, source: d.source,
     decidedBy: decider.label, verdict,
   };
 }
