@@ -209,6 +209,30 @@ describe('rule: trust anchors are judged by what is used', () => {
     expect(root.reasons).toContain('key (from its self-signature): RSA (red)');
   });
 
+  it('an unnamed certificate is a trust anchor only when every copy of it was found in a trust store', async () => {
+    const copy = (ref: string, path: string) => ({
+      type: 'cryptographic-asset', 'bom-ref': ref, name: ref,
+      cryptoProperties: { assetType: 'certificate', certificateProperties: { subjectPublicKeyRef: 'key', signatureAlgorithmRef: 'sig', fingerprint: { alg: 'SHA-256', content: 'ab'.repeat(32) } } },
+      evidence: { occurrences: [{ location: path }] },
+    });
+    const document = (copies: object[]) => JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+      components: [
+        { type: 'cryptographic-asset', 'bom-ref': 'rsa', name: 'RSA-2048', cryptoProperties: { assetType: 'algorithm', algorithmProperties: { primitive: 'signature' } } },
+        { type: 'cryptographic-asset', 'bom-ref': 'sig', name: 'SHA1withRSA', cryptoProperties: { assetType: 'algorithm', algorithmProperties: { primitive: 'signature' } } },
+        { type: 'cryptographic-asset', 'bom-ref': 'key', name: 'RSA-2048 public-key', cryptoProperties: { assetType: 'related-crypto-material', relatedCryptoMaterialProperties: { type: 'public-key', algorithmRef: 'rsa', size: 2048 } } },
+        ...copies,
+      ],
+    });
+    // The first copy (in key order) is the trust store's: the second, in an application's folder, says it is not only a root there.
+    const both = (await readCbom('copies.json', document([copy('a-store', 'etc/ssl/certs/x.pem'), copy('b-app', 'opt/app/x.pem')]))).findings.filter((f) => f.assetType === 'certificate');
+    expect(both).toHaveLength(1);
+    expect(both[0]).toMatchObject({ trustAnchor: false, deadline: DISALLOWED_2013, locations: ['etc/ssl/certs/x.pem', 'opt/app/x.pem'] });
+    const stores = (await readCbom('copies.json', document([copy('a-store', 'etc/ssl/certs/x.pem'), copy('b-bundle', 'etc/ssl/cert.pem')]))).findings.filter((f) => f.assetType === 'certificate');
+    expect(stores).toHaveLength(1);
+    expect(stores[0]).toMatchObject({ trustAnchor: true, deadline: DEPRECATED_2030 });
+  });
+
   it('in a JDK image\'s trust store no root is overdue because of its own signature', async () => {
     const { findings } = await readCbom('ibm-cbomkit-theia__temurin-jdk-image.cbom.json');
     const anchors = findings.filter((f) => f.trustAnchor);
@@ -249,6 +273,20 @@ describe('rule: parts are judged by their role', () => {
     expect(tls.reasons.filter((r: string) => /SHA-1 \(red\)/.test(r))).toEqual([]);
     // By the suite's name alone, the same.
     expect(judge({ name: 'TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA' }).reasons).toContain('mac: HMAC-SHA1 (yellow)');
+  });
+
+  it('a hash the dependency graph ties to a protocol is judged in that role too (TLS 1.2: its MAC, HMAC-SHA1)', async () => {
+    const text = JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+      components: [
+        { type: 'cryptographic-asset', 'bom-ref': 'sha1', name: 'SHA-1', cryptoProperties: { assetType: 'algorithm', algorithmProperties: { primitive: 'hash' } } },
+        { type: 'cryptographic-asset', 'bom-ref': 'tls', name: 'TLS', cryptoProperties: { assetType: 'protocol', protocolProperties: { type: 'tls', version: '1.2' } } },
+      ],
+      dependencies: [{ ref: 'tls', dependsOn: ['sha1'] }],
+    });
+    const tls = (await readCbom('tls.json', text)).findings.find((f) => f.assetType === 'protocol');
+    expect(tls.reasons).toContain('tied by dependencies (mac): HMAC-SHA1 (yellow)');
+    expect(tls.reasons.join('\n')).not.toMatch(/: SHA-1 \(red\)/);
   });
 });
 

@@ -92,6 +92,7 @@ export function cryptoFindings(assets: AnalysisRow[], providedBy: Map<string, Pr
   for (const { asset } of rows) if (asset.bomRef) byRef.set(asset.bomRef, asset);
   const context = { byRef, links };
   const certificates = certificateKeys(rows, byRef);
+  const foundAt = locationsOfCopies(rows, certificates);
   const findings = new Map<string, FindingRow>();
   for (const { row, asset } of rows) {
     const key = certificates.get(row.key) ?? row.key;
@@ -100,7 +101,9 @@ export function cryptoFindings(assets: AnalysisRow[], providedBy: Map<string, Pr
       merge(same.data, asset);
       continue;
     }
-    const entry = classifyAsset(asset, context);
+    // A certificate found at several paths is judged where it was found: all of them (a trust store only, or not).
+    const locations = foundAt.get(key);
+    const entry = classifyAsset(locations ? { ...asset, evidence: undefined, locations } : asset, context);
     const certificate = asset.assetType === 'certificate' ? { subject_cn: subjectCommonName(asset) } : {};
     findings.set(key, {
       key, name: entry.name, purl: null, version: null,
@@ -111,6 +114,18 @@ export function cryptoFindings(assets: AnalysisRow[], providedBy: Map<string, Pr
     });
   }
   return [...findings.values()];
+}
+
+/** Where each certificate found more than once was found, over all its copies, by finding key. */
+function locationsOfCopies(rows: { row: AnalysisRow; asset: CryptoAsset }[], certificates: Map<string, string>): Map<string, string[]> {
+  const found = new Map<string, string[][]>();
+  for (const { row, asset } of rows) {
+    const key = certificates.get(row.key);
+    if (key) push(found, key, asset.evidence?.map((o) => o.location) ?? asset.locations ?? []);
+  }
+  const answer = new Map<string, string[]>();
+  for (const [key, copies] of found) if (copies.length > 1) answer.set(key, [...new Set(copies.flat())]);
+  return answer;
 }
 
 /** The same certificate found again: its occurrences and locations join the first one's. */

@@ -118,7 +118,9 @@ function protocol(asset: CryptoAsset, context: ClassifyContext, depth = 0): Judg
   for (const target of linked(asset, context)) {
     if (!target.bomRef || done.has(target.bomRef) || target.assetType === 'protocol') continue;
     done.add(target.bomRef);
-    parts.push({ label: 'tied by dependencies', judged: judgeRef(target, context, depth) });
+    // A hash tied to a protocol plays the part a suite would give it (its MAC or PRF), never a signature's.
+    const { judged, role } = inRole(judgeRef(target, context, depth), undefined, tls13);
+    parts.push({ label: role ? `tied by dependencies (${role})` : 'tied by dependencies', judged });
   }
   // TLS 1.2 offers no post-quantum key exchange: when the BOM does not say which one, it is a classical one.
   const keyExchange = parts.some((x) => x.judged.quantumVulnerable || PQ_KEY_EXCHANGE.includes(x.judged.family ?? ''));
