@@ -133,7 +133,7 @@ const boolean = (value: unknown) => (typeof value === 'boolean' ? value : undefi
 const whole = (value: unknown) => { const n = number(value); return n !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined; };
 
 /** A `{alg, content}` hash as the document gave it. */
-function hashOf(value: unknown): Hash | undefined {
+function statedHash(value: unknown): Hash | undefined {
   const h = record(value);
   const alg = text(h?.alg);
   const content = text(h?.content);
@@ -168,7 +168,7 @@ function certificate(p: Raw): CertificateProperties | undefined {
     certificateFormat: text(p.certificateFormat),
     certificateFileExtension: text(p.certificateFileExtension) ?? text(p.certificateExtension),
     serialNumber: clip(p.serialNumber, MAX_CONTEXT),
-    fingerprint: hashOf(p.fingerprint),
+    fingerprint: statedHash(p.fingerprint),
   });
 }
 
@@ -212,7 +212,7 @@ function relatedCryptoMaterial(p: Raw): RelatedCryptoMaterialProperties | undefi
     updateDate: text(p.updateDate),
     expirationDate: text(p.expirationDate),
     securedBy: compact({ mechanism: clip(securedBy.mechanism, 256), algorithmRef: text(securedBy.algorithmRef) }),
-    fingerprint: hashOf(p.fingerprint) ?? valueFingerprint(p.type, p.value),
+    fingerprint: statedHash(p.fingerprint) ?? valueFingerprint(p.type, p.value),
   });
 }
 
@@ -270,13 +270,13 @@ function certificateName(raw: Raw, p: CertificateProperties | undefined, kept: O
 
 /** A `cryptographic-asset` component, or null without a known `cryptoProperties.assetType`. */
 export function toCryptoAsset(raw: Raw, stats: MappingStats): CryptoAsset | null {
-  const properties_ = record(raw.cryptoProperties);
-  const assetType = properties_?.assetType;
-  if (!properties_ || !CRYPTO_ASSET_TYPES.includes(assetType as CryptoAssetType)) {
+  const cryptoProperties = record(raw.cryptoProperties);
+  const assetType = cryptoProperties?.assetType;
+  if (!cryptoProperties || !CRYPTO_ASSET_TYPES.includes(assetType as CryptoAssetType)) {
     stats.skippedComponents++;
     return null;
   }
-  const section = (key: string) => record(properties_[key]) ?? {};
+  const section = (key: string) => record(cryptoProperties[key]) ?? {};
   const cert = assetType === 'certificate' ? certificate(section('certificateProperties')) : undefined;
   const kept = evidence(raw);
   const name = assetType === 'certificate' ? certificateName(raw, cert, kept) : text(raw.name) ?? text(raw['bom-ref']);
@@ -288,12 +288,12 @@ export function toCryptoAsset(raw: Raw, stats: MappingStats): CryptoAsset | null
     bomRef: text(raw['bom-ref']),
     name,
     assetType: assetType as CryptoAssetType,
-    oid: text(properties_.oid),
+    oid: text(cryptoProperties.oid),
     algorithm: assetType === 'algorithm' ? algorithm(section('algorithmProperties')) : undefined,
     certificate: cert,
     protocol: assetType === 'protocol' ? protocol(section('protocolProperties')) : undefined,
     relatedCryptoMaterial:
-      assetType === 'related-crypto-material' ? relatedCryptoMaterial(section('relatedCryptoMaterialProperties')) : undefined,
+      assetType === 'related-cryptoProperties-material' ? relatedCryptoMaterial(section('relatedCryptoMaterialProperties')) : undefined,
     occurrences: occurrences(raw),
     locations: locationsOf(kept),
     description: clip(raw.description, 4 * MAX_TEXT),

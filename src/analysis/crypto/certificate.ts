@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { commonName } from '../components';
 import type { CryptoAsset } from '../types';
-import { algorithmInput, combine, isBareHash, judge, linked, unknown, type ClassifyContext, type Judgement, type Part } from './judge';
+import { algorithmInput, combine, isBareHash, judge, linked, missing, unknown, type ClassifyContext, type Judgement, type Part } from './judge';
 import { judgeMaterial } from './material';
 import { normalizeAlgorithm } from './normalize';
 import { EC_FAMILIES, RSA_FAMILIES } from './table';
@@ -30,8 +30,6 @@ export function isTrustAnchor(asset: CryptoAsset): boolean {
 }
 
 const ANCHOR_REPLACEMENT = 'post-quantum roots (ML-DSA, FIPS 204) as the PKI\'s vendor issues them: plan the move of every chain that ends at this root';
-
-const missing = (what: string, ref: string): Part => ({ label: what, judged: unknown(ref, ref, `The ${what} ${ref} is not in the BOM.`) });
 
 /** The signature algorithm and public key, by reference; when the certificate names neither, what the dependency graph ties to it. */
 function partsOf(asset: CryptoAsset, context: ClassifyContext): { signature?: CryptoAsset; key?: CryptoAsset } {

@@ -8,7 +8,7 @@
 import type { CryptoAsset, Observation } from '../types';
 import { certificateJudgement } from './certificate';
 import {
-  algorithmInput, combine, HASHED_FAMILIES, isBareHash, judge, linked, unknown, type ClassifyContext, type CryptoEntry, type Judgement, type Part,
+  algorithmInput, combine, HASHED_FAMILIES, isBareHash, judge, linked, missing, unknown, type ClassifyContext, type CryptoEntry, type Judgement, type Part,
 } from './judge';
 import { judgeMaterial, materialJudgement } from './material';
 import { protocolOf, suiteParts, type SuitePart } from './suites';
@@ -44,8 +44,6 @@ function judgeRef(asset: CryptoAsset, context: ClassifyContext, depth: number): 
   if (depth > 1) return unknown(asset.name, asset.name, `${asset.name} is nested too deeply to judge.`);
   return asset.assetType === 'certificate' ? certificateJudgement(asset, context) : protocol(asset, context, depth + 1);
 }
-
-const missing = (what: string, ref: string): Part => ({ label: what, judged: unknown(ref, ref, `The ${what} ${ref} is not in the BOM.`) });
 
 const PQ_KEY_EXCHANGE = ['ML-KEM', 'X-Wing', 'Kyber', 'PQC-candidate'];
 const VERSION_ROWS = PROTOCOL_TABLE.filter((r) => r.id !== 'tls-1.2-classical-key-exchange');

@@ -59,6 +59,9 @@ export const worse = (a: CryptoSection, b: CryptoSection): CryptoSection => (SEC
 
 const UNKNOWN_CNSA = { approved: false, deadline: null, note: 'Not judged: the algorithm is not known.' };
 
+/** A part the asset names by a reference the BOM lacks. */
+export const missing = (what: string, ref: string): Part => ({ label: what, judged: unknown(ref, ref, `The ${what} ${ref} is not in the BOM.`) });
+
 export function unknown(name: string, seen: string, explanation: string, family: string | null = null, primitive: string | null = null): Judgement {
   return {
     section: 'unclassified', name, primitive, family, algorithm: null, securityBits: null, deadline: null, replacement: null, explanation, cnsa2: UNKNOWN_CNSA,
