@@ -293,7 +293,7 @@ export function toCryptoAsset(raw: Raw, stats: MappingStats): CryptoAsset | null
     certificate: cert,
     protocol: assetType === 'protocol' ? protocol(section('protocolProperties')) : undefined,
     relatedCryptoMaterial:
-      assetType === 'related-cryptoProperties-material' ? relatedCryptoMaterial(section('relatedCryptoMaterialProperties')) : undefined,
+      assetType === 'related-crypto-material' ? relatedCryptoMaterial(section('relatedCryptoMaterialProperties')) : undefined,
     occurrences: occurrences(raw),
     locations: locationsOf(kept),
     description: clip(raw.description, 4 * MAX_TEXT),
