@@ -303,4 +303,11 @@ describe('rule: names a person recognises', () => {
     }))).findings[0];
     expect(unnamed).toMatchObject({ name: 'Example Root', subject_cn: 'Example Root' });
   });
+
+  it('a key a certificate holds is named by it (temurin: each root\'s public key, not one name 150 times)', async () => {
+    const { findings } = await readCbom('ibm-cbomkit-theia__temurin-jdk-image.cbom.json');
+    const keys = findings.filter((f) => f.assetType === 'related-crypto-material');
+    expect(keys.find((f) => f.name === 'RSA-2048 public-key of Sonera Class2 CA')).toMatchObject({ section: 'red', algorithm: 'RSA-2048' });
+    expect(new Set(keys.map((f) => f.name)).size).toBeGreaterThan(keys.length * 0.9);
+  });
 });

@@ -93,6 +93,11 @@ export function cryptoFindings(assets: AnalysisRow[], providedBy: Map<string, Pr
   const context = { byRef, links };
   const certificates = certificateKeys(rows, byRef);
   const foundAt = locationsOfCopies(rows, certificates);
+  const holders = new Map<string, string>();
+  for (const { asset } of rows) {
+    const key = asset.certificate?.subjectPublicKeyRef;
+    if (asset.assetType === 'certificate' && key && !holders.has(key)) holders.set(key, asset.name);
+  }
   const findings = new Map<string, FindingRow>();
   for (const { row, asset } of rows) {
     const key = certificates.get(row.key) ?? row.key;
@@ -104,6 +109,9 @@ export function cryptoFindings(assets: AnalysisRow[], providedBy: Map<string, Pr
     // A certificate found at several paths is judged where it was found: all of them (a trust store only, or not).
     const locations = foundAt.get(key);
     const entry = classifyAsset(locations ? { ...asset, evidence: undefined, locations } : asset, context);
+    // A key a certificate holds is named by it: a trust store's hundred keys are otherwise one name a hundred times.
+    const holder = asset.assetType === 'related-crypto-material' && asset.bomRef ? holders.get(asset.bomRef) : undefined;
+    if (holder) entry.name = `${entry.name} of ${holder}`;
     const certificate = asset.assetType === 'certificate' ? { subject_cn: subjectCommonName(asset) } : {};
     findings.set(key, {
       key, name: entry.name, purl: null, version: null,
