@@ -215,9 +215,9 @@ function figuresOf(type: string, headline: JsonObject, sectionTotals: Map<string
   const total = [...sectionTotals.values()].reduce((a, b) => a + b, 0);
   if (type === 'pqc-inventory') {
     const cnsa2 = (headline.cnsa2 ?? {}) as JsonObject;
-    // Unclassified entries are not judged (the stored count of `not_approved` holds them unless it counts them apart).
-    const notJudged = num(cnsa2.not_judged) ?? sectionTotals.get('unclassified') ?? 0;
-    const notApproved = Number(cnsa2.not_approved ?? 0) - (num(cnsa2.not_judged) === null ? notJudged : 0);
+    // Unclassified entries are not judged: the stored `not_approved` counts them, the figure says them apart.
+    const notJudged = sectionTotals.get('unclassified') ?? 0;
+    const notApproved = Number(cnsa2.not_approved ?? 0) - notJudged;
     return [
       { label: 'Cryptographic findings', value: total },
       { label: 'Red', value: sectionTotals.get('red') ?? 0, detail: changeDetail('red') },
