@@ -9,14 +9,14 @@ import { classifyAsset } from './crypto/classify';
 import type { ProvidedBy } from './findings';
 import type { CryptoAsset, Dependency } from './types';
 
+/** The links of one asset the classifier follows: far more than any real document ties to one asset. */
+export const MAX_LINKS = 64;
+
 /**
  * The crypto assets the documents' dependency graph ties to each crypto asset (`dependsOn` and
  * `provides` between two assets, either way), fed the dependency rows a page at a time; only edges
  * between two assets are kept. Keys are classified through it (docs/analysis.md, "Links").
  */
-/** The links of one asset the classifier follows: far more than any real document ties to one asset. */
-export const MAX_LINKS = 64;
-
 export class AssetLinks {
   private readonly refs = new Set<string>();
   private readonly out = new Map<string, string[]>();

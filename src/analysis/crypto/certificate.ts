@@ -31,6 +31,13 @@ export function isTrustAnchor(asset: CryptoAsset): boolean {
 
 const ANCHOR_REPLACEMENT = 'post-quantum roots (ML-DSA, FIPS 204) as the PKI\'s vendor issues them: plan the move of every chain that ends at this root';
 
+/** What a trust anchor whose key must move is told: the PKI's move, never a re-signing. */
+function anchorVerdict(name: string, key: Judgement): Partial<Judgement> {
+  const why = 'a self-signed root whose own signature is never checked when a chain is validated, so its public key decides. '
+    + `${key.explanation} Plan the move of the PKI that chains to it, and track the vendor's post-quantum (ML-DSA) roots.`;
+  return { explanation: `${name} is a trust anchor: ${why}`, verdict: `A trust anchor: ${why}`, decidedBy: 'trust anchor key', replacement: ANCHOR_REPLACEMENT };
+}
+
 /** The signature algorithm and public key, by reference; when the certificate names neither, what the dependency graph ties to it. */
 function partsOf(asset: CryptoAsset, context: ClassifyContext): { signature?: CryptoAsset; key?: CryptoAsset } {
   const c = asset.certificate ?? {};
@@ -66,11 +73,7 @@ export function certificateJudgement(asset: CryptoAsset, context: ClassifyContex
     else if (c.subjectPublicKeyRef) parts.push(missing('public key', c.subjectPublicKeyRef));
     const whole = combine(asset.name, seen, parts, `${asset.name}: the trust anchor names neither its public key nor its signature algorithm.`);
     const unchecked = signature ? [`signature: ${judge(algorithmInput(signature)).name} (not checked: a trust anchor's own signature)`] : [];
-    const verdict = 'a self-signed root whose own signature is never checked when a chain is validated, so its public key decides. '
-      + `${parts[0]?.judged.explanation} Plan the move of the PKI that chains to it, and track the vendor's post-quantum (ML-DSA) roots.`;
-    const anchored = whole.section === 'red' || whole.section === 'yellow'
-      ? { explanation: `${asset.name} is a trust anchor: ${verdict}`, verdict: `A trust anchor: ${verdict}`, decidedBy: 'trust anchor key', replacement: ANCHOR_REPLACEMENT }
-      : {};
+    const anchored = (whole.section === 'red' || whole.section === 'yellow') && parts[0] ? anchorVerdict(asset.name, parts[0].judged) : {};
     return { ...whole, ...anchored, reasons: [...unchecked, ...whole.reasons], trustAnchor: true };
   }
   if (signature) parts.push({ label: 'signature', judged: signatureJudgement(signature, key) });
