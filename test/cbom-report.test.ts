@@ -9,7 +9,7 @@ import { cbom } from './cbom-fixtures';
 import { validateCycloneDx } from './cyclonedx-schema';
 import { api, json } from './helpers';
 import { dataTenant } from './data-plane';
-import { analysed, getJob, P } from './pipeline';
+import { analysed, getJob, letRendersFinish, P } from './pipeline';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 const FIXTURES = {
@@ -42,7 +42,10 @@ beforeAll(async () => {
   }
 });
 
-afterAll(() => vi.restoreAllMocks());
+afterAll(async () => {
+  await letRendersFinish([t]);
+  vi.restoreAllMocks();
+});
 
 describe('rule: the cbom report keeps what the source said', () => {
   it('every survey completed and every cbom is a CycloneDX 1.6 document that validates against the official schema', () => {

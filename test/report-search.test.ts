@@ -5,7 +5,7 @@
 // (CBOMkit-theia's Temurin image, the Mastercard client's CBOMkit scan) and a CBOM naming algorithms
 // the way other tools do.
 import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OsvRecord } from '../src/analysis/vulns/osv-types';
 import { PQC_SECTIONS } from '../src/reports/builders';
 import { importRecords } from '../src/vulndb/import';
@@ -14,7 +14,7 @@ import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.
 import temurin from './fixtures/cbom/ibm-cbomkit-theia__temurin-jdk-image.cbom.json?raw';
 import { dataTenant } from './data-plane';
 import { api, json } from './helpers';
-import { analysed, getJob, P } from './pipeline';
+import { analysed, getJob, letRendersFinish, P } from './pipeline';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 
@@ -52,6 +52,8 @@ async function search(report: string, query: string): Promise<any[]> {
 }
 
 const keysOf = (matches: any[]) => matches.map((m) => m.key);
+
+afterAll(() => letRendersFinish([t]));
 
 beforeAll(async () => {
   await importRecords(env.DB, [log4shell as unknown as OsvRecord], 'test');
