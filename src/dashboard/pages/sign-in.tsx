@@ -2,7 +2,8 @@
 // link carries its one-time token in the fragment, which never reaches a server: the page's script
 // (SIGN_IN_SCRIPT) copies it into the hidden form and shows that form's button; opening the link uses
 // nothing up (mail scanners open links too), the button does. One layout with the MCP pages.
-import { Document, ErrorIcon, HiddenInput, MailIcon } from '../../mcp/pages/layout';
+import { checkEmailPage as checkEmail } from '../../mcp/pages';
+import { Document, EmailField, HiddenInput } from '../../mcp/pages/layout';
 import { renderPage } from './render';
 
 /** The sign-in link page's script, a static asset (public/dashboard/sign-in.js). */
@@ -23,24 +24,7 @@ export function signInPage(input: { email?: string; error?: string; project?: st
         </button>
       </form>
       <form method="post" action="/sign-in/email" id="email-form">
-        <div class="field">
-          <label class="label" for="email">
-            Email address
-          </label>
-          <p class="hint" id="email-hint">
-            We will email you a link to sign in. No password needed.
-          </p>
-          {error ? (
-            <p class="field-error" id="email-error" role="alert">
-              <ErrorIcon />
-              <span>{error}</span>
-            </p>
-          ) : null}
-          <input
-            class="input" type="email" id="email" name="email" autocomplete="email" autocapitalize="off" spellcheck={false} required
-            value={input.email ?? ''} aria-describedby={error ? 'email-error email-hint' : 'email-hint'} aria-invalid={error ? 'true' : undefined}
-          />
-        </div>
+        <EmailField email={input.email} error={error} />
         <button type="submit" class="btn btn-primary btn-block">
           Email me a sign-in link
         </button>
@@ -49,30 +33,5 @@ export function signInPage(input: { email?: string; error?: string; project?: st
   );
 }
 
-export function checkEmailPage(input: { email: string; local: boolean }): string {
-  return renderPage(
-    <Document title="Check your email">
-      <MailIcon />
-      <h1>Check your email</h1>
-      <p>
-        We sent a sign-in link to <strong class="wrap">{input.email}</strong>, if that address can sign in to Posture.
-      </p>
-      <ul class="steps">
-        <li>Open the link in this same browser.</li>
-        <li>It is valid for 15 minutes and works once.</li>
-      </ul>
-      <p class="muted small">
-        No email after a few minutes? Check your spam folder, or <a href="/sign-in">ask for another link</a>. At most five unused links wait for one
-        address at a time.
-      </p>
-      {input.local ? (
-        <div class="callout callout-info">
-          <p>
-            Running Posture locally with <span class="mono">wrangler dev</span>? No email is sent: the message is written to a file, and the dev
-            server logs its path.
-          </p>
-        </div>
-      ) : null}
-    </Document>,
-  );
-}
+/** "Check your email", the MCP pages' own, offering another link here. */
+export const checkEmailPage = (input: { email: string; local: boolean }): string => checkEmail({ ...input, again: <a href="/sign-in">ask for another link</a> });
