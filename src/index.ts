@@ -1,6 +1,7 @@
 // The Worker entry: HTTP (Hono), the MCP server behind OAuth, cron triggers and queue consumers;
 // re-exports the Durable Object classes bound in wrangler.toml.
 import { app } from './app';
+import { dashboardApp } from './dashboard';
 import type { Env } from './env';
 import { errorResponse } from './lib/errors';
 import { withSecurityHeaders } from './lib/security-headers';
@@ -20,6 +21,12 @@ export { ProjectObject } from './project/project-object';
 // routes never pass through it.
 setOAuthHandlers(mcpApiHandler, { fetch: (request, env, ctx) => app.fetch(request, env, ctx) });
 
+/** On the dashboard host every path is a page but the API's, the OAuth server's and the MCP approval pages. */
+const isDashboardPage = (pathname: string) => !pathname.startsWith('/api/') && !isOAuthPath(pathname) && !pathname.startsWith(AUTHORIZE_PATH);
+
+// Pages call the API through this same entry (public limits included), never domain functions.
+const dashboard = dashboardApp((request, env, ctx) => answer(request, new URL(request.url), env, ctx));
+
 async function answer(request: Request, url: URL, env: Env, ctx: ExecutionContext): Promise<Response> {
   // The routes that need no credential are limited per client address before anything else runs.
   const refused = await checkPublicRoute(request, url, env);
@@ -28,6 +35,9 @@ async function answer(request: Request, url: URL, env: Env, ctx: ExecutionContex
     const retryAfter = Number(refused.options.headers?.['Retry-After'] ?? 60);
     return url.pathname.startsWith(AUTHORIZE_PATH) ? tooManyRequestsPage(id, refused.message, retryAfter) : errorResponse(refused, { 'X-Request-Id': id });
   }
+  if (isDashboardHost(request.url, env.DASHBOARD_HOST) && isDashboardPage(url.pathname)) return dashboard.fetch(request, env, ctx);
+  // People who open the API's address find the dashboard.
+  if (url.pathname === '/' && request.method === 'GET') return Response.redirect(env.DASHBOARD_URL, 302);
   if (!isOAuthPath(url.pathname)) return app.fetch(request, env, ctx);
   // Refused before the provider looks at the token: on the dashboard host it would only say 401.
   if (url.pathname.startsWith(MCP_PATH) && isDashboardHost(request.url, env.DASHBOARD_HOST)) return dashboardRefusal(env);

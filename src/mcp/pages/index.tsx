@@ -4,7 +4,8 @@
 // escaped by hono/jsx (text and attributes). The one script is the continue page's, a static file of
 // this origin (public/authorize/continue.js), allowed there only (CONTINUE_PAGE_CSP).
 import type { JSX } from 'hono/jsx/jsx-runtime';
-import { ClientSummary, Document, ErrorIcon, HiddenInput, MailIcon, StatusIcon } from './layout';
+import type { Child } from 'hono/jsx';
+import { ClientSummary, Document, EmailField, HiddenInput, MailIcon, StatusIcon } from './layout';
 
 /**
  * The Content-Security-Policy sent with every page: nothing may load but inline styles (and data: images).
@@ -47,7 +48,6 @@ function facts(input: ClientFacts) {
 /** "Sign in to connect <client> to Posture": one email field; the form POSTs `request` and `email` to `action`. */
 export function signInPage(input: ClientFacts & { action: string; requestId: string; email?: string; error?: string }): string {
   const error = input.error?.trim() ? input.error : undefined;
-  const describedBy = error ? 'email-error email-hint' : 'email-hint';
   return render(
     <Document title="Sign in">
       <h1>
@@ -57,33 +57,7 @@ export function signInPage(input: ClientFacts & { action: string; requestId: str
       {facts(input)}
       <form method="post" action={input.action}>
         <HiddenInput name="request" value={input.requestId} />
-        <div class="field">
-          <label class="label" for="email">
-            Email address
-          </label>
-          <p class="hint" id="email-hint">
-            We will email you a link to sign in. No password needed.
-          </p>
-          {error ? (
-            <p class="field-error" id="email-error" role="alert">
-              <ErrorIcon />
-              <span>{error}</span>
-            </p>
-          ) : null}
-          <input
-            class="input"
-            type="email"
-            id="email"
-            name="email"
-            autocomplete="email"
-            autocapitalize="off"
-            spellcheck={false}
-            required
-            value={input.email ?? ''}
-            aria-describedby={describedBy}
-            aria-invalid={error ? 'true' : undefined}
-          />
-        </div>
+        <EmailField email={input.email} error={error} />
         <button type="submit" class="btn btn-primary btn-block">
           Email me a sign-in link
         </button>
@@ -93,7 +67,7 @@ export function signInPage(input: ClientFacts & { action: string; requestId: str
 }
 
 /** "Check your email": the sign-in link is on its way (if the address can sign in). */
-export function checkEmailPage(input: { email: string; local?: boolean }): string {
+export function checkEmailPage(input: { email: string; local?: boolean; again?: Child }): string {
   return render(
     <Document title="Check your email">
       <MailIcon />
@@ -106,7 +80,7 @@ export function checkEmailPage(input: { email: string; local?: boolean }): strin
         <li>It is valid for 15 minutes and works once.</li>
       </ul>
       <p class="muted small">
-        No email after a few minutes? Check your spam folder, or start connecting again from your assistant. At most five unused links wait
+        No email after a few minutes? Check your spam folder, or {input.again ?? 'start connecting again from your assistant'}. At most five unused links wait
         for one address at a time.
       </p>
       {input.local ? (

@@ -223,6 +223,30 @@ export function ClientSummary(props: ClientFactsProps) {
   );
 }
 
+/** The email address field of a sign-in form, its hint and its error tied to it. */
+export function EmailField(props: { email?: string; error?: string }) {
+  return (
+    <div class="field">
+      <label class="label" for="email">
+        Email address
+      </label>
+      <p class="hint" id="email-hint">
+        We will email you a link to sign in. No password needed.
+      </p>
+      {props.error ? (
+        <p class="field-error" id="email-error" role="alert">
+          <ErrorIcon />
+          <span>{props.error}</span>
+        </p>
+      ) : null}
+      <input
+        class="input" type="email" id="email" name="email" autocomplete="email" autocapitalize="off" spellcheck={false} required
+        value={props.email ?? ''} aria-describedby={props.error ? 'email-error email-hint' : 'email-hint'} aria-invalid={props.error ? 'true' : undefined}
+      />
+    </div>
+  );
+}
+
 export function HiddenInput(props: { name: string; value: string }) {
   return <input type="hidden" name={props.name} value={props.value} />;
 }

@@ -1,0 +1,155 @@
+// The dashboard's sign-in (issue 21, first part): the email form, the emailed link's page, the session
+// cookie, the landing page and signing out, on DASHBOARD_HOST, through the Worker's own entry.
+import { env, exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { SESSION_COOKIE } from '../src/dashboard/session-cookie';
+import { api, latestLinkToken, newTenant, uniqueEmail } from './helpers';
+import { apiToken } from './people';
+
+const DASHBOARD = env.DASHBOARD_URL.replace(/\/$/, '');
+const FROM_DASHBOARD = { origin: new URL(DASHBOARD).origin };
+
+const visit = (path: string, init: RequestInit = {}) => exports.default.fetch(new Request(`${DASHBOARD}${path}`, { redirect: 'manual', ...init }));
+const post = (path: string, form: Record<string, string>, headers: Record<string, string> = FROM_DASHBOARD) =>
+  visit(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form).toString() });
+const unescape = (html: string) => html.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const h1Of = (html: string) => unescape(/<h1[^>]*>([\s\S]*?)<\/h1>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '').trim() ?? '');
+const h1 = async (res: Response) => h1Of(await res.text());
+// The dashboard sets one cookie at most per answer.
+const cookieOf = (res: Response) => { const set = res.headers.get('set-cookie'); return set?.startsWith(`${SESSION_COOKIE}=`) ? set : null; };
+
+/** Signs in as a person would: email form, then the emailed link's token posted by the link page's form. */
+async function signInThroughDashboard(email: string): Promise<string> {
+  expect((await post('/sign-in/email', { email })).status).toBe(200);
+  const res = await post('/session', { token: await latestLinkToken(email) });
+  expect(res.status).toBe(303);
+  const cookie = cookieOf(res)!;
+  return cookie.split(';')[0]!;
+}
+
+describe('signing in on the dashboard host', () => {
+  it('the emailed link\'s page exists: a form, the link script of this origin, a strict CSP', async () => {
+    const res = await visit('/sign-in');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('content-security-policy')!;
+    for (const rule of ["script-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "default-src 'none'"]) expect(csp).toContain(rule);
+    expect(csp).not.toMatch(/unsafe-eval|script-src[^;]*unsafe-inline/);
+    // Browsers send the form posts' Origin (which the origin check reads) only under a referrer policy that allows it.
+    expect(res.headers.get('referrer-policy')).toBe('same-origin');
+    const html = await res.text();
+    expect(html).toContain('<h1>Sign in to Posture</h1>');
+    expect(html).toContain('<script src="/dashboard/sign-in.js" defer="">');
+    expect(html).toMatch(/<form method="post" action="\/session" id="link-form" hidden/);
+    expect(html).toMatch(/<form method="post" action="\/sign-in\/email" id="email-form"/);
+  });
+
+  it('the email form sends a link to the dashboard\'s sign-in page and says to check the email', async () => {
+    const email = uniqueEmail('dash');
+    const res = await post('/sign-in/email', { email });
+    expect(res.status).toBe(200);
+    expect(await h1(res)).toBe('Check your email');
+    await expect(latestLinkToken(email)).resolves.toMatch(/^ey/);
+  });
+
+  it('a malformed address is shown again with the error tied to its field', async () => {
+    const res = await post('/sign-in/email', { email: 'not an address' });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain('id="email-error"');
+    expect(html).toContain('aria-invalid="true"');
+    expect(html).toContain('value="not an address"');
+  });
+
+  it('the link\'s token becomes a __Host- cookie: HttpOnly, Secure, SameSite=Strict, path /, expiring with the sign-in', async () => {
+    const email = uniqueEmail('cookie');
+    await post('/sign-in/email', { email });
+    const res = await post('/session', { token: await latestLinkToken(email) });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/');
+    const cookie = cookieOf(res)!;
+    expect(cookie).toMatch(/; Path=\//);
+    for (const attribute of ['HttpOnly', 'Secure', 'SameSite=Strict']) expect(cookie).toContain(attribute);
+    expect(cookie).not.toMatch(/Domain=/);
+    const maxAge = Number(/Max-Age=(\d+)/.exec(cookie)![1]);
+    expect(maxAge).toBeGreaterThan(3_600);
+    expect(maxAge).toBeLessThanOrEqual(24 * 3_600 * 31);
+  });
+
+  it('a used or forged link token is refused with a page that offers a new link; no cookie is set', async () => {
+    const email = uniqueEmail('reuse');
+    await post('/sign-in/email', { email });
+    const token = await latestLinkToken(email);
+    expect((await post('/session', { token })).status).toBe(303);
+    for (const bad of [token, 'not-a-token', '']) {
+      const res = await post('/session', { token: bad });
+      expect(res.status).toBe(400);
+      expect(cookieOf(res)).toBeNull();
+      expect(await res.text()).toContain('href="/sign-in"');
+    }
+  });
+
+  it('signed in, the landing page names the person, the organization and their projects', async () => {
+    const tenant = await newTenant('landing');
+    const cookie = await signInThroughDashboard(tenant.user.email);
+    const res = await visit('/', { headers: { cookie } });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain(tenant.user.email);
+    const projects = await (await api('/api/v1/user/project', { token: tenant.token })).json<any>();
+    expect(projects.projects.length).toBeGreaterThan(0);
+    expect(h1Of(html)).toBe(projects.org_name);
+    for (const project of projects.projects) expect(unescape(html)).toContain(project.name);
+  });
+
+  it('without a cookie, or with one the service no longer accepts, a page leads to sign-in', async () => {
+    expect((await visit('/')).headers.get('location')).toBe('/sign-in');
+    const res = await visit('/', { headers: { cookie: `${SESSION_COOKIE}=forged.token.value` } });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/sign-in');
+    expect(cookieOf(res)).toMatch(/Max-Age=0/);
+  });
+
+  it('signing out ends the sign-in at the API and clears the cookie', async () => {
+    const tenant = await newTenant('leaver');
+    const cookie = await signInThroughDashboard(tenant.user.email);
+    const res = await post('/sign-out', {}, { ...FROM_DASHBOARD, cookie });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/sign-in');
+    expect(cookieOf(res)).toMatch(/Max-Age=0/);
+    // The session the cookie held is over: the API refuses it, and the page leads to sign-in.
+    const jwt = decodeURIComponent(cookie.split('=')[1]!);
+    expect((await api('/api/v1/user', { token: jwt, method: 'GET' })).status).toBe(401);
+    expect((await visit('/', { headers: { cookie } })).headers.get('location')).toBe('/sign-in');
+  });
+
+  it('a form posted from another site changes nothing (403): no link sent, no sign-out', async () => {
+    const email = uniqueEmail('csrf');
+    const res = await post('/sign-in/email', { email }, { origin: 'https://evil.example' });
+    expect(res.status).toBe(403);
+    await expect(latestLinkToken(email)).rejects.toThrow(/no sign-in link/);
+    const tenant = await newTenant('kept');
+    const cookie = await signInThroughDashboard(tenant.user.email);
+    expect((await post('/sign-out', {}, { cookie })).status).toBe(403);
+    expect((await visit('/', { headers: { cookie } })).status).toBe(200);
+  });
+
+  it('the cookie authenticates pages only: the API on the dashboard host wants a bearer token, and API tokens stay refused there', async () => {
+    const tenant = await newTenant('bearer');
+    const cookie = await signInThroughDashboard(tenant.user.email);
+    expect((await visit('/api/v1/user', { headers: { cookie } })).status).toBe(401);
+    const token = await apiToken(tenant, ['project:view']);
+    const res = await visit(`/api/v1/project/${tenant.projectId}/v1/job`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(403);
+    expect((await res.json<any>()).code).toBe('api_host_required');
+  });
+
+  it('the API host\'s / leads to the dashboard; an unknown dashboard page is a 404 page', async () => {
+    const res = await exports.default.fetch(new Request(`${env.API_URL.replace(/\/$/, '')}/`, { redirect: 'manual' }));
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe(new URL(env.DASHBOARD_URL).href);
+    const missing = await visit('/no-such-page');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+});
