@@ -170,6 +170,24 @@ export async function letRendersFinish(tenants: { projectId: string; token: stri
   }
 }
 
+/**
+ * Lets the scoring the real queue still has to do for these projects (a new project's built-in
+ * portfolio, a survey's subjects) finish before the test file ends (at most `ms`), as letRendersFinish
+ * does for renders: a consumer still running when the environment is torn down fails the run noisily.
+ */
+export async function letScoringFinish(tenants: { projectId: string }[], ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (const t of tenants) {
+    while (Date.now() < deadline) {
+      const waiting = await runInDurableObject(projectStub(env, t.projectId), (_i, state) => state.storage.sql.exec('SELECT 1 FROM scoring_work LIMIT 1').toArray().length);
+      if (!waiting) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  // The consumer that removed the last row may still be writing its answer.
+  await new Promise((r) => setTimeout(r, 200));
+}
+
 /** Delivers every scoring message the project object has waiting, as the scoring queue would, until none is left. */
 export async function settleScoring(t: { projectId: string }): Promise<void> {
   for (let round = 0; round < 10; round++) {
