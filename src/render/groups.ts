@@ -77,7 +77,7 @@ const byText = (key: string) => (a: Record<string, Cell>, b: Record<string, Cell
  * later one; in `red` a missing date means disallowed already), then the largest; in each group the
  * entries seen most often first.
  */
-export function pqcGroups(section: string, entries: JsonObject[], rowOf: (entry: JsonObject) => Record<string, Cell>): GroupModel[] {
+export function pqcGroups(section: string, entries: JsonObject[], rowOf: (entry: JsonObject, verdict: PqcVerdict) => Record<string, Cell>): GroupModel[] {
   type Judged = { entry: JsonObject; verdict: PqcVerdict };
   const judged: Judged[] = entries.map((entry) => ({ entry, verdict: pqcVerdict(entry) }));
   const keyOf = ({ entry, verdict }: Judged) => [verdict.algorithm, verdict.explanation, text(entry.replacement), text(entry.deadline)].join('\u0000');
@@ -98,7 +98,7 @@ export function pqcGroups(section: string, entries: JsonObject[], rowOf: (entry:
   const join = (forming: Forming, { verdict }: Judged) => {
     if (forming.group.detail !== verdict.role) forming.group.detail = null;
   };
-  const groups = collect(judged, keyOf, start, ({ entry }) => rowOf(entry), join);
+  const groups = collect(judged, keyOf, start, ({ entry, verdict }) => rowOf(entry, verdict), join);
   for (const { group } of groups) group.rows.sort((a, b) => byNumber('occurrences')(a, b) || byText('name')(a, b));
   groups.sort((a, b) => a.urgency.localeCompare(b.urgency) || b.group.rows.length - a.group.rows.length || b.occurrences - a.occurrences || a.group.title.localeCompare(b.group.title));
   return groups.map((forming) => forming.group);

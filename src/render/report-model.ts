@@ -1,8 +1,9 @@
 // A stored survey report laid out for the renderers (src/render/model.ts): its headline figures as
 // people read them, the chart of its sections, and each list section's entries as table rows, the most
 // important first (PDF and PPTX show the top of a large section). Plain functions over plain data.
+import { statedDate } from '../lib/dates';
 import type { JsonObject } from '../lib/json';
-import { compositionGroups, pqcGroups, pqcVerdict } from './groups';
+import { compositionGroups, pqcGroups, type PqcVerdict } from './groups';
 import type { Cell, Column, Figure, GroupModel, RenderModel, SectionModel } from './model';
 
 export interface StoredReport {
@@ -108,11 +109,8 @@ const GROUPING: Record<string, { columns: Record<string, number>; title: string;
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const dateOnly = (v: unknown): string | null => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 10) : null);
-/** A date a record really has: Go's zero time (`0001-01-01`) and anything before 1900 stand for "not stated". */
-export const knownDate = (v: unknown): string | null => {
-  const date = dateOnly(v);
-  return date !== null && date >= '1900-01-01' ? date : null;
-};
+/** The day of a date a record really has (statedDate: Go's zero time and anything before 1900 are not stated). */
+export const knownDate = (v: unknown): string | null => statedDate(v)?.slice(0, 10) ?? null;
 
 /**
  * Where an entry is, as a developer looks for it: its evidence locations (`path:line`, one a line, and
@@ -135,9 +133,9 @@ function evidenceLocations(component: JsonObject): string[] {
 }
 
 /** A CNSA 2.0 verdict as people read it; an unclassified entry is not judged (the JSON says so in its note). */
-function cnsa2Text(e: JsonObject): string | null {
+function cnsa2Text(e: JsonObject, section: string): string | null {
   const cnsa2 = e.cnsa2 as JsonObject | undefined;
-  if (e.section === 'unclassified' || /^not judged/i.test(String(cnsa2?.note ?? ''))) return 'not judged';
+  if (section === 'unclassified' || /^not judged/i.test(String(cnsa2?.note ?? ''))) return 'not judged';
   if (!cnsa2) return null;
   return cnsa2.approved ? 'approved' : `not approved${cnsa2.deadline ? ` (by ${String(cnsa2.deadline).slice(0, 10)})` : ''}`;
 }
@@ -156,7 +154,17 @@ const POSTURE_COLUMNS: Record<string, Column[]> = {
   movements: [col('what', 'What', 30), col('from', 'From', 8, 'number'), col('to', 'To', 8, 'number'), col('change', 'Change', 8, 'number'), col('since', 'Since', 14, 'date')],
 };
 
-/** One entry as a table row of its report type's columns. */
+/** A pqc-inventory entry as a table row, with the verdict it groups by (pqcGroups judged it once). */
+function pqcRow(e: JsonObject, section: string, verdict: PqcVerdict): Record<string, Cell> {
+  return {
+    algorithm: verdict.role ? `${verdict.algorithm} (${verdict.role})` : verdict.algorithm,
+    name: text(e.name), primitive: text(e.primitive), where: whereOf(e, e.bom_ref),
+    explanation: text(e.explanation), replacement: text(e.replacement), deadline: dateOnly(e.deadline), cnsa2: cnsa2Text(e, section),
+    occurrences: num(e.observed) ?? num(e.occurrences) ?? (Array.isArray(e.locations) && e.locations.length ? e.locations.length : null),
+  };
+}
+
+/** One entry as a table row of its report type's columns (pqc-inventory: pqcRow). */
 function rowOf(type: string, e: JsonObject, section = ''): Record<string, Cell> {
   if (type === 'posture') {
     const row: Record<string, Cell> = {};
@@ -165,15 +173,6 @@ function rowOf(type: string, e: JsonObject, section = ''): Record<string, Cell> 
       row[column.key] = column.kind === 'number' ? num(value) : column.kind === 'date' ? dateOnly(value) : text(value);
     }
     return row;
-  }
-  if (type === 'pqc-inventory') {
-    const verdict = pqcVerdict(e);
-    return {
-      algorithm: verdict.role ? `${verdict.algorithm} (${verdict.role})` : verdict.algorithm,
-      name: text(e.name), primitive: text(e.primitive), where: whereOf(e, e.bom_ref),
-      explanation: text(e.explanation), replacement: text(e.replacement), deadline: dateOnly(e.deadline), cnsa2: cnsa2Text({ ...e, section }),
-      occurrences: num(e.observed) ?? num(e.occurrences) ?? (Array.isArray(e.locations) && e.locations.length ? e.locations.length : null),
-    };
   }
   if (type === 'composition') {
     const severity = e.severity as JsonObject | undefined;
@@ -200,7 +199,8 @@ function rowOf(type: string, e: JsonObject, section = ''): Record<string, Cell> 
 /** Most important first (posture and cbom sections keep their stored order). */
 function ordered(type: string, section: string, entries: JsonObject[]): { rows: Record<string, Cell>[]; groups?: GroupModel[] } {
   const rowFor = (e: JsonObject) => rowOf(type, e, section);
-  const groups = type === 'pqc-inventory' ? pqcGroups(section, entries, rowFor) : type === 'composition' ? compositionGroups(entries, rowFor) : null;
+  const groups = type === 'pqc-inventory' ? pqcGroups(section, entries, (e, verdict) => pqcRow(e, section, verdict))
+    : type === 'composition' ? compositionGroups(entries, rowFor) : null;
   return groups ? { rows: groups.flatMap((group) => group.rows), groups } : { rows: entries.map(rowFor) };
 }
 

@@ -1,6 +1,7 @@
 // What each report type is made of (ARCHITECTURE section 5): which analysis rows become its entries,
 // its sections, its headline figures and non-list sections. Plain functions over plain data; the
 // report consumer (src/queues/reports.ts) feeds them rows and writes what they answer.
+import { statedDate } from '../lib/dates';
 import type { JsonObject } from '../lib/json';
 import type { AnalysisRow, ContentKind } from '../project/analysis-store';
 import type { ReportType } from '../project/jobs';
@@ -105,9 +106,6 @@ const cbom: ReportBuilder = {
   },
 };
 
-/** An OSV date a record really states: Go's zero time (`0001-01-01T00:00:00Z`) and anything before 1900 mean "not stated". */
-const statedDate = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) && v.slice(0, 10) >= '1900-01-01' ? v : null);
-
 /**
  * Composition: one entry per finding (a component and an advisory affecting it), in the section of the
  * advisory's severity. Its figures count both, labelled: `findings` (the pairs, which the sections and
@@ -124,10 +122,10 @@ const composition: ReportBuilder = {
     const vulnerable = new Set<string>();
     const fixable = new Set<string>();
     const advisories = new Map<string, string>();
-    let findings = 0;
     const counts = () => {
       const advisorySeverities = zeroes(SEVERITIES);
       for (const severity of advisories.values()) advisorySeverities[severity]! += 1;
+      const findings = Object.values(severities).reduce((sum, n) => sum + n, 0);
       return { vulnerable_components: vulnerable.size, advisories: advisories.size, findings, fixable: fixable.size, severities, advisory_severities: advisorySeverities };
     };
     // `components` (every component, vulnerable or not) is counted by the consumer as it writes the document.
@@ -136,7 +134,6 @@ const composition: ReportBuilder = {
         const d = row.data;
         const section = SEVERITIES.includes(d.severity?.label) ? (d.severity.label as string) : 'unknown';
         severities[section]! += 1;
-        findings += 1;
         const component = String(d.component_key ?? row.purl ?? row.name);
         vulnerable.add(component);
         if (d.fix_version) fixable.add(component);
