@@ -64,21 +64,29 @@ const fingerprintOf = (asset: CryptoAsset) => asset.certificate?.fingerprint ?? 
 
 /**
  * Certificates found at several paths (a `.pem` and a `.crt` of one file, a bundle and a single file)
- * are one finding: the finding key of each certificate row, by identity (certificateIdentity). Two
- * certificates a document gives one identity but different names, serials or validity stay apart.
+ * are one finding: the finding key of each certificate row, by identity (certificateIdentity), and
+ * where each certificate found more than once was found over all its copies. Two certificates a
+ * document gives one identity but different names, serials or validity stay apart.
  */
-function certificateKeys(rows: { row: AnalysisRow; asset: CryptoAsset }[], byRef: Map<string, CryptoAsset>): Map<string, string> {
+function certificateCopies(rows: { row: AnalysisRow; asset: CryptoAsset }[], byRef: Map<string, CryptoAsset>): { keys: Map<string, string>; foundAt: Map<string, string[]> } {
   const groups = new Map<string, { row: AnalysisRow; asset: CryptoAsset }[]>();
   for (const x of rows) {
     const identity = x.asset.assetType === 'certificate' ? certificateIdentity(x.asset, byRef) : null;
     if (identity) push(groups, identity, x);
   }
   const keys = new Map<string, string>();
+  const copies = new Map<string, string[][]>();
   for (const [identity, group] of groups) {
     const split = new Set(group.map((x) => certificateStatement(x.asset))).size > 1;
-    for (const x of group) keys.set(x.row.key, split ? `${identity}:${shortDigest(certificateStatement(x.asset))}` : identity);
+    for (const x of group) {
+      const key = split ? `${identity}:${shortDigest(certificateStatement(x.asset))}` : identity;
+      keys.set(x.row.key, key);
+      push(copies, key, x.asset.evidence?.map((o) => o.location) ?? x.asset.locations ?? []);
+    }
   }
-  return keys;
+  const foundAt = new Map<string, string[]>();
+  for (const [key, found] of copies) if (found.length > 1) foundAt.set(key, [...new Set(found.flat())]);
+  return { keys, foundAt };
 }
 
 /**
@@ -91,8 +99,7 @@ export function cryptoFindings(assets: AnalysisRow[], providedBy: Map<string, Pr
   const rows = assets.map((row) => ({ row, asset: row.data as unknown as CryptoAsset }));
   for (const { asset } of rows) if (asset.bomRef) byRef.set(asset.bomRef, asset);
   const context = { byRef, links };
-  const certificates = certificateKeys(rows, byRef);
-  const foundAt = locationsOfCopies(rows, certificates);
+  const { keys: certificates, foundAt } = certificateCopies(rows, byRef);
   const holders = new Map<string, string>();
   for (const { asset } of rows) {
     const key = asset.certificate?.subjectPublicKeyRef;
@@ -122,18 +129,6 @@ export function cryptoFindings(assets: AnalysisRow[], providedBy: Map<string, Pr
     });
   }
   return [...findings.values()];
-}
-
-/** Where each certificate found more than once was found, over all its copies, by finding key. */
-function locationsOfCopies(rows: { row: AnalysisRow; asset: CryptoAsset }[], certificates: Map<string, string>): Map<string, string[]> {
-  const found = new Map<string, string[][]>();
-  for (const { row, asset } of rows) {
-    const key = certificates.get(row.key);
-    if (key) push(found, key, asset.evidence?.map((o) => o.location) ?? asset.locations ?? []);
-  }
-  const answer = new Map<string, string[]>();
-  for (const [key, copies] of found) if (copies.length > 1) answer.set(key, [...new Set(copies.flat())]);
-  return answer;
 }
 
 /** The same certificate found again: its occurrences and locations join the first one's. */
