@@ -3,7 +3,7 @@
 // (SIGN_IN_SCRIPT) copies it into the hidden form and shows that form's button; opening the link uses
 // nothing up (mail scanners open links too), the button does. One layout with the MCP pages.
 import { checkEmailPage as checkEmail } from '../../mcp/pages';
-import { Document, EmailField, HiddenInput } from '../../mcp/pages/layout';
+import { Document, EmailSignInForm, HiddenInput } from '../../mcp/pages/layout';
 import { renderPage } from './render';
 
 /** The sign-in link page's script, a static asset (public/dashboard/sign-in.js). */
@@ -23,12 +23,7 @@ export function signInPage(input: { email?: string; error?: string; project?: st
           Continue signing in
         </button>
       </form>
-      <form method="post" action="/sign-in/email" id="email-form">
-        <EmailField email={input.email} error={error} />
-        <button type="submit" class="btn btn-primary btn-block">
-          Email me a sign-in link
-        </button>
-      </form>
+      <EmailSignInForm action="/sign-in/email" id="email-form" email={input.email} error={error} />
     </Document>,
   );
 }

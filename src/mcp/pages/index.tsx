@@ -5,7 +5,7 @@
 // this origin (public/authorize/continue.js), allowed there only (CONTINUE_PAGE_CSP).
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import type { Child } from 'hono/jsx';
-import { ClientSummary, Document, EmailField, HiddenInput, MailIcon, StatusIcon } from './layout';
+import { ClientSummary, Document, EmailSignInForm, HiddenInput, MailIcon, StatusIcon } from './layout';
 
 /**
  * The Content-Security-Policy sent with every page: nothing may load but inline styles (and data: images).
@@ -55,13 +55,9 @@ export function signInPage(input: ClientFacts & { action: string; requestId: str
       </h1>
       <p class="muted lead">An assistant asked to use Posture on your behalf. Sign in first; you will see exactly what it asks for before anything is allowed.</p>
       {facts(input)}
-      <form method="post" action={input.action}>
+      <EmailSignInForm action={input.action} email={input.email} error={error}>
         <HiddenInput name="request" value={input.requestId} />
-        <EmailField email={input.email} error={error} />
-        <button type="submit" class="btn btn-primary btn-block">
-          Email me a sign-in link
-        </button>
-      </form>
+      </EmailSignInForm>
     </Document>,
   );
 }

@@ -224,7 +224,7 @@ export function ClientSummary(props: ClientFactsProps) {
 }
 
 /** The email address field of a sign-in form, its hint and its error tied to it. */
-export function EmailField(props: { email?: string; error?: string }) {
+function EmailField(props: { email?: string; error?: string }) {
   return (
     <div class="field">
       <label class="label" for="email">
@@ -244,6 +244,19 @@ export function EmailField(props: { email?: string; error?: string }) {
         value={props.email ?? ''} aria-describedby={props.error ? 'email-error email-hint' : 'email-hint'} aria-invalid={props.error ? 'true' : undefined}
       />
     </div>
+  );
+}
+
+/** The form that asks for a sign-in link: hidden fields (children), the email field, the button. */
+export function EmailSignInForm(props: { action: string; id?: string; email?: string; error?: string; children?: Child }) {
+  return (
+    <form method="post" action={props.action} id={props.id}>
+      {props.children}
+      <EmailField email={props.email} error={props.error} />
+      <button type="submit" class="btn btn-primary btn-block">
+        Email me a sign-in link
+      </button>
+    </form>
   );
 }
 
