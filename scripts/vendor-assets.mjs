@@ -14,3 +14,4 @@ mkdirSync(path.dirname(target), { recursive: true });
 // The trailing source-map comment is dropped: the map is not served.
 writeFileSync(target, source.replace(/\n\/\/# sourceMappingURL=\S*\s*$/, '\n'));
 console.log(`vendor-assets: ${path.relative(root, target)} (${(source.length / 1024).toFixed(0)} KiB)`);
+await import('./build-dashboard-assets.mjs');

@@ -372,6 +372,26 @@ describe('spec details (control plane)', () => {
     expect(page.entries).toHaveLength(1);
   });
 
+  it('switching back to a project reuses the session the sign-in holds there: no new row, no new entry; last_context follows', async () => {
+    const a = await newTenant('back-and-forth');
+    const other = await addProject(a);
+    const toOther = await json(await switchProject(a.token, other));
+    const back = await json(await switchProject(toOther.jwt, a.projectId));
+    const again = await json(await switchProject(back.jwt, other));
+    const jtiOf = (jwt: string) => decodeJwt(jwt).jti;
+    expect(jtiOf(back.jwt)).toBe(jtiOf(a.token));
+    expect(jtiOf(again.jwt)).toBe(jtiOf(toOther.jwt));
+    // Both tokens work: two tabs on two projects.
+    expect((await api(`${P(other)}`, { token: again.jwt })).status).toBe(200);
+    expect((await api(`${P(a.projectId)}`, { token: back.jwt })).status).toBe(200);
+    const sid = decodeJwt(a.token).sid as string;
+    const rows = await env.DB.prepare("SELECT project_id FROM credentials WHERE parent_jti = ? AND kind = 'session' ORDER BY project_id").bind(sid).all<{ project_id: string }>();
+    expect(rows.results.map((r) => r.project_id).sort()).toEqual([a.projectId, other].sort());
+    expect(await activityRows(a.orgId, 'session.switched')).toHaveLength(1);
+    const preferences = await json(await api('/api/v1/user/preference', { token: again.jwt }));
+    expect(preferences.last_context).toEqual({ orgId: a.orgId, projectId: other });
+  });
+
   it('activity: a team update or addition that changes nothing writes no entry', async () => {
     const tenant = await newTenant('noop');
     const team = await adminTeam(tenant, { projectIds: [tenant.projectId], roleIds: [VIEWER_ROLE_ID] });

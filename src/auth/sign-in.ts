@@ -176,8 +176,15 @@ export async function issueSession(
     }),
     ...(input.activity ? [activityInsert(db, input.activity)] : []),
   ]);
+  return sessionToken(db, env, { ...input, jti });
+}
+
+/** The token of a session row (a new one, or one the sign-in already holds). */
+async function sessionToken(
+  db: ControlDb, env: Env, input: { jti: string; signInJti: string; userId: string; orgId: string; projectId: string | null; expiresAt: string },
+): Promise<SessionAnswer> {
   const jwt = await signToken(await signingKeys(env), {
-    kind: 'session', jti, sub: input.userId, org: input.orgId, ...(input.projectId ? { prj: input.projectId } : {}),
+    kind: 'session', jti: input.jti, sub: input.userId, org: input.orgId, ...(input.projectId ? { prj: input.projectId } : {}),
     sid: input.signInJti, exp: secondsFromIso(input.expiresAt),
   });
   const user = (await db.query.users.findFirst({ where: eq(users.id, input.userId) }))!;
@@ -204,15 +211,25 @@ async function signInExpiry(db: ControlDb, signInJti: string): Promise<string> {
   return signIn.expiresAt;
 }
 
-/** Moves a session to another project of its organization that the person reaches. */
+/**
+ * Moves a session to another project of its organization that the person reaches, and remembers it as
+ * the person's `last_context`. A session the sign-in already holds for that project is reused (the
+ * dashboard switches on every page whose project differs from its cookie's: two tabs on two projects
+ * would otherwise add a credential row and an activity entry per page); only opening a new one is
+ * recorded as `session.switched`.
+ */
 export async function switchSession(db: ControlDb, env: Env, from: SwitchFrom, projectId: string) {
   const project = await db.query.projects.findFirst({ where: and(eq(projects.id, projectId), eq(projects.orgId, from.orgId), isNull(projects.deletedAt)) });
   const reachable = project ? await reachableProjectIds(db.$client, from.orgId, from.userId) : [];
   if (!project || !reachable.includes(project.id)) throw new ApiError('not_found', 'No project with this id is reachable in the organization.');
-  return issueSession(db, env, {
-    signInJti: from.signInJti, userId: from.userId, orgId: from.orgId, projectId: project.id,
-    expiresAt: await signInExpiry(db, from.signInJti), activity: switched(from, from.orgId, project.id),
+  const expiresAt = await signInExpiry(db, from.signInJti);
+  await db.update(users).set({ lastContext: { orgId: from.orgId, projectId: project.id } }).where(eq(users.id, from.userId));
+  const held = await db.query.credentials.findFirst({
+    where: and(eq(credentials.parentJti, from.signInJti), eq(credentials.kind, 'session'), eq(credentials.orgId, from.orgId), eq(credentials.projectId, project.id), isNull(credentials.revokedAt)),
   });
+  const base = { signInJti: from.signInJti, userId: from.userId, orgId: from.orgId, projectId: project.id, expiresAt };
+  if (held) return sessionToken(db, env, { ...base, jti: held.jti });
+  return issueSession(db, env, { ...base, activity: switched(from, from.orgId, project.id) });
 }
 
 /**

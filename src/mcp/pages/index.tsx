@@ -1,6 +1,6 @@
 // The server-rendered pages of the MCP server's OAuth sign-in and approval (the handlers that serve them
 // live with the OAuth routes). Each function returns a complete HTML document as a string; the handlers
-// send it with `Content-Security-Policy: PAGE_CSP`. Plain HTML forms, no external assets; every value is
+// send it with `Content-Security-Policy: PAGE_CSP`. Plain HTML forms, assets of this origin only; every value is
 // escaped by hono/jsx (text and attributes). The one script is the continue page's, a static file of
 // this origin (public/authorize/continue.js), allowed there only (CONTINUE_PAGE_CSP).
 import type { JSX } from 'hono/jsx/jsx-runtime';
@@ -8,10 +8,10 @@ import type { Child } from 'hono/jsx';
 import { ClientSummary, Document, EmailSignInForm, HiddenInput, MailIcon, StatusIcon } from './layout';
 
 /**
- * The Content-Security-Policy sent with every page: nothing may load but inline styles (and data: images).
+ * The Content-Security-Policy sent with every page: nothing may load but the stylesheet of this origin (and data: images).
  * No form-action: the approval's POST is answered with a redirect to the assistant's own redirect URI.
  */
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'";
+export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'";
 
 /** Where the continue page's script is served from (a static asset: public/authorize/continue.js). */
 export const CONTINUE_SCRIPT = '/authorize/continue.js';

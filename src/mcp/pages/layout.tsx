@@ -1,140 +1,13 @@
-// The frame every OAuth page of the MCP server shares: the document, its inline style sheet, the
-// "Posture" brand above a centered card, and the pieces more than one page shows (the client's facts).
-// No external assets and no inline script: the pages are sent with PAGE_CSP (index.tsx), which allows
-// inline styles and data: images only (the continue page adds its one script of this origin). hono/jsx escapes every text child and attribute value; the one
-// raw insertion is the constant style sheet below, never client data.
+// The frame every OAuth page of the MCP server and the dashboard's sign-in pages share: the document,
+// the one stylesheet (a static asset of this origin), the "Posture" brand above a centered card, and the
+// pieces more than one page shows (the client's facts). No inline script or style: the pages are sent
+// with PAGE_CSP (index.tsx), which allows this origin's stylesheet and data: images only (the continue
+// page adds its one script of this origin). hono/jsx escapes every text child and attribute value.
 import type { Child } from 'hono/jsx';
+import { ASSET_PATHS } from '../../dashboard/assets.gen';
 
-// Colours chosen for WCAG AA: body text at least 4.5:1 against its background (the muted grey is 6:1
-// on white and the panel, 5.9:1 on the dark card), control borders and focus rings at least 3:1.
-const STYLES = `
-*, *::before, *::after { box-sizing: border-box; }
-:root {
-  color-scheme: light dark;
-  --bg: #f3f5f7; --card: #ffffff; --ink: #1f2328; --muted: #57606a; --rule: #d0d7de; --panel: #f6f8fa;
-  --field: #ffffff; --field-rule: #6e7781;
-  --accent: #1f5fd1; --accent-hover: #194fb0; --accent-ink: #ffffff; --link: #0b57d0; --focus: #0a3d8f;
-  --warn-bg: #fff8c5; --warn-rule: #d4a72c; --warn-ink: #4d3800;
-  --error-bg: #fff1f0; --error-rule: #e5534b; --error-ink: #a40e26;
-  --info-bg: #eef4ff; --info-rule: #9ab8f0; --info-ink: #1a3f8f;
-  --shadow: 0 1px 2px rgba(31, 35, 40, .04), 0 8px 24px rgba(31, 35, 40, .07);
-}
-@media (prefers-color-scheme: dark) {
-  :root {
-    --bg: #0d1117; --card: #161b22; --ink: #e6edf3; --muted: #9198a1; --rule: #30363d; --panel: #0f141b;
-    --field: #0d1117; --field-rule: #848d97;
-    --accent: #2563eb; --accent-hover: #1d4ed8; --accent-ink: #ffffff; --link: #58a6ff; --focus: #79b8ff;
-    --warn-bg: #2b2111; --warn-rule: #9e6a03; --warn-ink: #f0d58a;
-    --error-bg: #2d1214; --error-rule: #b62324; --error-ink: #ffa198;
-    --info-bg: #111d33; --info-rule: #1f6feb; --info-ink: #a5c8ff;
-    --shadow: 0 8px 24px rgba(1, 4, 9, .5);
-  }
-}
-html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
-body {
-  margin: 0; min-height: 100vh; background: var(--bg); color: var(--ink);
-  font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Helvetica Neue", Arial, sans-serif;
-}
-.page { max-width: 42rem; margin: 0 auto; padding: 32px 16px 48px; }
-.brand { display: flex; align-items: center; justify-content: center; gap: 10px; margin: 0 0 16px; }
-.brand-mark { width: 32px; height: 32px; flex: none; }
-.brand-name { font-size: 22px; font-weight: 700; letter-spacing: -.01em; }
-.card { background: var(--card); border: 1px solid var(--rule); border-radius: 12px; padding: 28px 32px; box-shadow: var(--shadow); }
-.card > :last-child, .card form > :last-child { margin-bottom: 0; }
-.foot { margin: 20px 4px 0; text-align: center; color: var(--muted); font-size: 13px; }
-h1 { margin: 0 0 12px; font-size: 22px; line-height: 1.35; font-weight: 650; overflow-wrap: anywhere; }
-p { margin: 0 0 12px; }
-a { color: var(--link); text-underline-offset: 2px; }
-strong, .em { font-weight: 650; }
-.muted { color: var(--muted); }
-.small { font-size: 14px; }
-.lead { margin-bottom: 20px; }
-.wrap { overflow-wrap: anywhere; }
-.mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: .94em; overflow-wrap: anywhere; }
-.icon { display: block; width: 44px; height: 44px; margin: 0 0 16px; }
-.icon-info { color: var(--accent); }
-.icon-error { color: var(--error-ink); }
-
-.client { margin: 0 0 20px; padding: 14px 16px; background: var(--panel); border: 1px solid var(--rule); border-radius: 8px; }
-.app { display: flex; gap: 12px; align-items: flex-start; }
-.app-icon { width: 40px; height: 40px; flex: none; color: var(--muted); }
-.app-text { min-width: 0; }
-.app-name { margin: 0 0 2px; font-weight: 650; overflow-wrap: anywhere; }
-.app-note { margin: 0; color: var(--muted); font-size: 14px; }
-.badge {
-  display: inline-block; margin-left: 6px; padding: 0 8px; vertical-align: 1px; white-space: nowrap;
-  border: 1px solid var(--warn-rule); border-radius: 999px; background: var(--warn-bg); color: var(--warn-ink);
-  font-size: 12px; line-height: 20px; font-weight: 600;
-}
-.dest { margin: 12px 0 0; padding-top: 12px; border-top: 1px solid var(--rule); font-size: 15px; }
-
-.callout { margin: 12px 0 0; padding: 10px 12px; border: 1px solid; border-left-width: 4px; border-radius: 6px; font-size: 14px; }
-.callout p { margin: 0; }
-.callout-warn { background: var(--warn-bg); border-color: var(--warn-rule); color: var(--warn-ink); }
-.callout-info { background: var(--info-bg); border-color: var(--info-rule); color: var(--info-ink); }
-.callout-error { background: var(--error-bg); border-color: var(--error-rule); color: var(--error-ink); }
-.form-error { margin: 0 0 20px; font-weight: 600; }
-
-form { margin: 0; }
-.field { margin: 0 0 20px; }
-.label { display: block; margin: 0 0 4px; font-weight: 650; }
-.hint { margin: 0 0 8px; color: var(--muted); font-size: 14px; }
-.field-error { margin: 0 0 8px; color: var(--error-ink); font-size: 14px; font-weight: 650; }
-.field-error { display: flex; gap: 6px; align-items: flex-start; }
-.field-error svg { flex: none; width: 16px; height: 16px; margin-top: 2px; }
-.field-error .cut-stroke { stroke: var(--card); }
-.field-error .cut-fill { fill: var(--card); }
-.input, .select {
-  display: block; width: 100%; min-height: 44px; margin: 0; padding: 9px 12px;
-  font: inherit; color: var(--ink); background: var(--field); border: 1px solid var(--field-rule); border-radius: 6px;
-}
-.input[aria-invalid="true"] { border: 2px solid var(--error-ink); padding: 8px 11px; }
-.value { margin: 0; padding: 10px 12px; background: var(--panel); border: 1px solid var(--rule); border-radius: 6px; font-weight: 600; overflow-wrap: anywhere; }
-
-fieldset { min-width: 0; margin: 0 0 20px; padding: 0; border: 0; }
-legend { padding: 0; margin: 0 0 8px; font-weight: 650; }
-.scopes { margin: 0; padding: 0; list-style: none; border: 1px solid var(--rule); border-radius: 8px; }
-.scope { display: flex; gap: 12px; align-items: flex-start; padding: 10px 14px; }
-.scope + .scope { border-top: 1px solid var(--rule); }
-.scope input { flex: none; width: 20px; height: 20px; margin: 2px 0 0; accent-color: var(--accent); }
-.scope-text { min-width: 0; }
-.scope-label { display: block; font-weight: 600; overflow-wrap: anywhere; }
-.scope-desc { display: block; margin-top: 2px; color: var(--muted); font-size: 14px; overflow-wrap: anywhere; }
-.none { margin: 0; padding: 12px 14px; border: 1px dashed var(--rule); border-radius: 8px; color: var(--muted); font-size: 14px; }
-.steps { margin: 0 0 16px; padding-left: 22px; }
-.steps li + li { margin-top: 4px; }
-.note { margin: 0 0 4px; color: var(--muted); font-size: 14px; }
-
-.btn {
-  display: inline-flex; align-items: center; justify-content: center; min-height: 44px; margin: 0; padding: 10px 20px;
-  font: inherit; font-weight: 650; line-height: 1.25; text-align: center; text-decoration: none;
-  border: 1px solid transparent; border-radius: 6px; cursor: pointer;
-}
-.btn-primary { background: var(--accent); border-color: var(--accent); color: var(--accent-ink); }
-.btn-primary:hover { background: var(--accent-hover); border-color: var(--accent-hover); }
-.btn-secondary { background: var(--card); border-color: var(--field-rule); color: var(--ink); }
-.btn-secondary:hover { background: var(--panel); }
-.btn[disabled] { opacity: .55; cursor: not-allowed; }
-.btn-block { display: flex; width: 100%; }
-.actions { display: flex; gap: 12px; margin-top: 20px; }
-.actions .btn { flex: 1 1 0; }
-.after { margin: 16px 0 0; color: var(--muted); font-size: 14px; text-align: center; }
-
-:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
-.input:focus-visible, .select:focus-visible { outline-offset: 1px; border-color: var(--focus); }
-.scope input:focus-visible { outline-offset: 3px; }
-
-@media (max-width: 480px) {
-  .page { padding: 24px 12px 32px; }
-  .brand { margin-bottom: 16px; }
-  .card { padding: 20px; border-radius: 10px; }
-  h1 { font-size: 20px; }
-}
-@media (forced-colors: active) {
-  .btn, .input, .select { border: 1px solid ButtonText; }
-  .badge, .callout { border-color: CanvasText; }
-}
-`;
+/** The one stylesheet of these pages and the dashboard (src/dashboard/static/dashboard.css, a static asset). */
+export const STYLESHEET = ASSET_PATHS['dashboard.css'];
 
 /** The shield that stands for Posture (inline SVG: no image request). */
 function BrandMark() {
@@ -159,7 +32,7 @@ export function Document(props: { title: string; children: Child; footer?: Child
         <meta name="robots" content="noindex" />
         <meta name="color-scheme" content="light dark" />
         <title>{`${props.title} · Posture`}</title>
-        <style dangerouslySetInnerHTML={{ __html: STYLES }} />
+        <link rel="stylesheet" href={STYLESHEET} />
         {props.script ? <script src={props.script} defer /> : null}
       </head>
       <body>
