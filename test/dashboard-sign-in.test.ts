@@ -15,8 +15,7 @@ const post = (path: string, form: Record<string, string>, headers: Record<string
 const unescape = (html: string) => html.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 const h1Of = (html: string) => unescape(/<h1[^>]*>([\s\S]*?)<\/h1>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '').trim() ?? '');
 const h1 = async (res: Response) => h1Of(await res.text());
-// The dashboard sets one cookie at most per answer.
-const cookieOf = (res: Response) => { const set = res.headers.get('set-cookie'); return set?.startsWith(`${SESSION_COOKIE}=`) ? set : null; };
+const cookieOf = (res: Response) => (res.headers as unknown as { getSetCookie(): string[] }).getSetCookie().find((set) => set.startsWith(`${SESSION_COOKIE}=`)) ?? null;
 
 /** Signs in as a person would: email form, then the emailed link's token posted by the link page's form. */
 async function signInThroughDashboard(email: string): Promise<string> {
@@ -39,7 +38,7 @@ describe('signing in on the dashboard host', () => {
     expect(res.headers.get('referrer-policy')).toBe('same-origin');
     const html = await res.text();
     expect(html).toContain('<h1>Sign in to Posture</h1>');
-    expect(html).toContain('<script src="/dashboard/sign-in.js" defer="">');
+    expect(html).toMatch(/<script src="\/assets\/sign-in\.[0-9a-f]{10}\.js" defer="">/);
     expect(html).toMatch(/<form method="post" action="\/session" id="link-form" hidden/);
     expect(html).toMatch(/<form method="post" action="\/sign-in\/email" id="email-form"/);
   });
@@ -89,16 +88,20 @@ describe('signing in on the dashboard host', () => {
     }
   });
 
-  it('signed in, the landing page names the person, the organization and their projects', async () => {
+  it('signed in, / leads to the session\'s project; every page\'s frame names the person, the organization and their projects', async () => {
     const tenant = await newTenant('landing');
     const cookie = await signInThroughDashboard(tenant.user.email);
-    const res = await visit('/', { headers: { cookie } });
+    const landing = await visit('/', { headers: { cookie } });
+    expect(landing.status).toBe(303);
+    expect(landing.headers.get('location')).toBe(`/projects/${tenant.projectId}`);
+    const res = await visit('/profile', { headers: { cookie } });
     expect(res.status).toBe(200);
     const html = await res.text();
+    expect(h1Of(html)).toBe('Your profile');
     expect(html).toContain(tenant.user.email);
     const projects = await (await api('/api/v1/user/project', { token: tenant.token })).json<any>();
     expect(projects.projects.length).toBeGreaterThan(0);
-    expect(h1Of(html)).toBe(projects.org_name);
+    expect(unescape(html)).toContain(projects.org_name);
     for (const project of projects.projects) expect(unescape(html)).toContain(project.name);
   });
 
@@ -131,7 +134,7 @@ describe('signing in on the dashboard host', () => {
     const tenant = await newTenant('kept');
     const cookie = await signInThroughDashboard(tenant.user.email);
     expect((await post('/sign-out', {}, { cookie })).status).toBe(403);
-    expect((await visit('/', { headers: { cookie } })).status).toBe(200);
+    expect((await visit('/profile', { headers: { cookie } })).status).toBe(200);
   });
 
   it('the cookie authenticates pages only: the API on the dashboard host wants a bearer token, and API tokens stay refused there', async () => {
@@ -148,7 +151,9 @@ describe('signing in on the dashboard host', () => {
     const res = await exports.default.fetch(new Request(`${env.API_URL.replace(/\/$/, '')}/`, { redirect: 'manual' }));
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(new URL(env.DASHBOARD_URL).href);
-    const missing = await visit('/no-such-page');
+    expect((await visit('/no-such-page')).headers.get('location')).toBe('/sign-in');
+    const tenant = await newTenant('lost');
+    const missing = await visit('/no-such-page', { headers: { cookie: await signInThroughDashboard(tenant.user.email) } });
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).toMatch(/^text\/html/);
   });

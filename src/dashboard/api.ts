@@ -3,6 +3,7 @@
 // session as a bearer token and the page's request id. Never domain functions.
 import type { Context } from 'hono';
 import type { AppEnv } from '../lib/context';
+import type { DashContext } from './context';
 
 /** The Worker's entry, given by src/index.ts (a page's call goes through the same door as any request). */
 export type Entry = (request: Request, env: AppEnv['Bindings'], ctx: ExecutionContext) => Promise<Response>;
@@ -10,17 +11,28 @@ export type Entry = (request: Request, env: AppEnv['Bindings'], ctx: ExecutionCo
 export interface ApiAnswer<T> {
   status: number;
   body: T;
+  headers: Headers;
 }
 
 /** What the API answered on error: the specification's error shape. */
 export interface ApiErrorBody {
-  error: { code: string; message: string };
+  error: { code: string; message: string; permission?: string; parameter?: string };
+}
+
+/** A call the page cannot go on without that the API refused: the error page tells why (errors.tsx). */
+export class ApiRefusal extends Error {
+  constructor(readonly status: number, readonly body: ApiErrorBody | null, readonly headers: Headers) {
+    super(body?.error?.message ?? `The API answered ${status}`);
+  }
+  get code(): string | undefined {
+    return this.body?.error?.code;
+  }
 }
 
 export async function callApi<T>(
-  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown } = {},
+  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string } = {},
 ): Promise<ApiAnswer<T>> {
-  const headers = new Headers({ 'x-request-id': c.var.requestId, accept: 'application/json' });
+  const headers = new Headers({ 'x-request-id': c.var.requestId, accept: options.accept ?? 'application/json' });
   if (options.session) headers.set('authorization', `Bearer ${options.session}`);
   if (options.body !== undefined) headers.set('content-type', 'application/json');
   // The caller's address counts against the public routes' limits, as if it had called the API itself.
@@ -29,5 +41,47 @@ export async function callApi<T>(
   const url = new URL(path, c.req.url);
   const res = await entry(new Request(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }), c.env, c.executionCtx as ExecutionContext);
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body: body as T, headers: res.headers };
 }
+
+/** The signed-in page's calls: with its session, counted (Server-Timing). */
+export function api(c: DashContext) {
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> => {
+    const started = Date.now();
+    c.set('apiCalls', (c.var.apiCalls ?? 0) + 1);
+    try {
+      return await callApi<T>(c as unknown as Context<AppEnv>, c.var.entry, method, path, { session: c.var.session, body });
+    } finally {
+      c.set('apiMs', (c.var.apiMs ?? 0) + Date.now() - started);
+    }
+  };
+  return {
+    /** A read the page needs: a refusal becomes the error page. */
+    async get<T>(path: string): Promise<T> {
+      return ok(await call<T>('GET', path));
+    },
+    /** A change: the answer as it is, so a form can show a 400 beside its field. */
+    send: <T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown) => call<T>(method, path, body),
+    /** A change the page cannot go on without. */
+    async must<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+      return ok(await call<T>(method, path, body));
+    },
+    /** A read whose refusal the page shows in place (a 404 section, an unscored portfolio). */
+    try: <T>(path: string) => call<T>('GET', path),
+  };
+}
+
+/** The body of a successful answer, or the refusal thrown for the error page. */
+export function ok<T>(answer: ApiAnswer<T>): T {
+  if (answer.status >= 200 && answer.status < 300) return answer.body;
+  throw new ApiRefusal(answer.status, answer.body as ApiErrorBody | null, answer.headers);
+}
+
+/** The error message of a refused change, for a form. */
+export const messageOf = (answer: ApiAnswer<unknown>): string => (answer.body as ApiErrorBody | null)?.error?.message ?? `The service answered ${answer.status}.`;

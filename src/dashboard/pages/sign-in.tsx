@@ -1,19 +1,27 @@
-// The dashboard's sign-in pages: the email form, "check your email", and the emailed link's page. The
-// link carries its one-time token in the fragment, which never reaches a server: the page's script
-// (SIGN_IN_SCRIPT) copies it into the hidden form and shows that form's button; opening the link uses
-// nothing up (mail scanners open links too), the button does. One layout with the MCP pages.
-import { checkEmailPage as checkEmail } from '../../mcp/pages';
+// The dashboard's sign-in pages: the email form, "check your email", the emailed link's page and
+// signing out. The link carries its one-time token in the fragment, which never reaches a server: the
+// page's script (static/sign-in.js) copies it into the hidden form and shows that form's button; opening
+// the link uses nothing up (mail scanners open links too), the button does. One layout with the MCP pages.
+import { Hono } from 'hono';
+import { checkEmailPage as checkEmail, messagePage } from '../../mcp/pages';
 import { Document, EmailSignInForm, HiddenInput } from '../../mcp/pages/layout';
-import { renderPage } from './render';
+import { callApi } from '../api';
+import { ASSET_PATHS } from '../assets.gen';
+import type { DashContext, DashEnv } from '../context';
+import { renderPage, respond } from '../respond';
+import { forgetSession, keepDisplay, keepSession, sessionOf, takeReturn } from '../session-cookie';
 
-/** The sign-in link page's script, a static asset (public/dashboard/sign-in.js). */
-export const SIGN_IN_SCRIPT = '/dashboard/sign-in.js';
+/** The pages that need no session. */
+export const SIGNED_OUT_PATHS = new Set(['/sign-in', '/sign-in/email', '/session', '/sign-out']);
+
+interface Session { jwt: string; expiresAt: string; projectId: string | null }
+interface Preferences { timezone?: string }
 
 export function signInPage(input: { email?: string; error?: string; project?: string }): string {
   const error = input.error?.trim() ? input.error : undefined;
   const sessionAction = input.project ? `/session?project=${encodeURIComponent(input.project)}` : '/session';
   return renderPage(
-    <Document title="Sign in" script={SIGN_IN_SCRIPT}>
+    <Document title="Sign in" script={ASSET_PATHS['sign-in.js']}>
       <h1>Sign in to Posture</h1>
       {/* Shown by the script when the address holds a sign-in link's token. */}
       <form method="post" action={sessionAction} id="link-form" hidden>
@@ -30,3 +38,51 @@ export function signInPage(input: { email?: string; error?: string; project?: st
 
 /** "Check your email", the MCP pages' own, offering another link here. */
 export const checkEmailPage = (input: { email: string; local: boolean }): string => checkEmail({ ...input, again: <a href="/sign-in">ask for another link</a> });
+
+const formText = async (c: DashContext, name: string) => {
+  const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
+  const value = form[name];
+  return typeof value === 'string' ? value.trim() : '';
+};
+
+const call = <T,>(c: DashContext, method: string, path: string, options: { session?: string; body?: unknown } = {}) => callApi<T>(c as never, c.var.entry, method, path, options);
+
+const failed = (c: DashContext, status: number, body: unknown) => {
+  const message = (body as { error?: { message?: string } } | null)?.error?.message ?? 'Something went wrong.';
+  const shown = ([400, 403, 404, 429] as const).find((s) => s === status) ?? 502;
+  return respond(c, messagePage({ title: status === 429 ? 'Too many requests' : 'That did not work', message, status: 'error', retryHref: '/sign-in' }), shown);
+};
+
+export const signInRoutes = new Hono<DashEnv>()
+  .get('/sign-in', (c) => respond(c, signInPage({ project: c.req.query('project') })))
+  // Answered at its own address: the emailed link (`/sign-in#token=…`) opened in this tab is then a new page, not a fragment change.
+  .post('/sign-in/email', async (c) => {
+    const email = await formText(c, 'email');
+    if (!email) return respond(c, signInPage({ error: 'Enter your email address.' }), 400);
+    const answer = await call(c, 'POST', '/api/v1/auth/sign-in', { body: { email } });
+    if (answer.status === 400) return respond(c, signInPage({ email, error: 'Enter a valid email address, like alice@example.com.' }), 400);
+    if (answer.status !== 202) return failed(c, answer.status, answer.body);
+    return respond(c, checkEmailPage({ email, local: Boolean(c.env.DEV_SECRET) }));
+  })
+  .post('/session', async (c) => {
+    const token = await formText(c, 'token');
+    const answer = await call<Session>(c, 'POST', '/api/v1/auth/sign-in/exchange', { body: { token } });
+    if (answer.status === 401 || answer.status === 400) {
+      return respond(c, messagePage({ title: 'This sign-in link does not work', message: 'It was used already, has expired, or was cut short. Ask for a new one.', status: 'error', retryHref: '/sign-in' }), 400);
+    }
+    if (answer.status !== 200) return failed(c, answer.status, answer.body);
+    keepSession(c, answer.body.jwt, answer.body.expiresAt);
+    // Times are shown in the person's zone from the first page on.
+    const preferences = await call<Preferences>(c, 'GET', '/api/v1/user/preference', { session: answer.body.jwt });
+    if (preferences.status === 200 && preferences.body.timezone) keepDisplay(c, { timezone: preferences.body.timezone });
+    // An invitation's link lands on its project; a sign-in asked for by a page returns there.
+    const project = c.req.query('project');
+    const back = takeReturn(c);
+    return c.redirect(project && /^[0-9a-fA-F-]{36}$/.test(project) ? `/projects/${project.toLowerCase()}` : back ?? '/', 303);
+  })
+  .post('/sign-out', async (c) => {
+    const session = sessionOf(c);
+    if (session) await call(c, 'DELETE', '/api/v1/auth/session', { session });
+    forgetSession(c);
+    return c.redirect('/sign-in', 303);
+  });

@@ -10,7 +10,7 @@ import { ASSET_PATHS } from '../../dashboard/assets.gen';
 export const STYLESHEET = ASSET_PATHS['dashboard.css'];
 
 /** The shield that stands for Posture (inline SVG: no image request). */
-function BrandMark() {
+export function BrandMark() {
   return (
     <svg class="brand-mark" viewBox="0 0 32 32" aria-hidden="true" focusable="false">
       <path d="M16 2.5 4.5 6.8v8.4c0 7.1 4.8 12.6 11.5 14.3 6.7-1.7 11.5-7.2 11.5-14.3V6.8L16 2.5Z" fill="#1f5fd1" />

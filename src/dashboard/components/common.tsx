@@ -1,0 +1,141 @@
+// The pieces pages share: tables (caption, header scopes), pagers, empty states, tags (a word beside
+// every colour), times in the person's zone, notices, form fields with their errors tied to them, and
+// confirmation dialogs that also work as plain forms.
+import type { Child } from 'hono/jsx';
+import { formatTime } from '../format';
+
+export interface Column<Row> {
+  label: string;
+  cell: (row: Row) => Child;
+  numeric?: boolean;
+}
+
+export function Table<Row>(props: { caption: Child; columns: Column<Row>[]; rows: Row[]; id?: string; captionHidden?: boolean }) {
+  return (
+    <div class="table-box" id={props.id}>
+      <table>
+        <caption class={props.captionHidden ? 'visually-hidden' : undefined}>{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((col) => (
+              <th scope="col" class={col.numeric ? 'num' : undefined}>{col.label}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr>
+              {props.columns.map((col, i) =>
+                i === 0 ? <th scope="row" class={col.numeric ? 'num' : undefined}>{col.cell(row)}</th> : <td class={col.numeric ? 'num' : undefined}>{col.cell(row)}</td>,
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Where a list is and the links on: `next`/`previous` are complete hrefs (cursor or page), absent at the ends. */
+export function Pager(props: { shown: string; previous?: string | null; next?: string | null; label?: string }) {
+  return (
+    <nav class="pager" aria-label={props.label ?? 'Pages'}>
+      <span aria-live="polite">{props.shown}</span>
+      <span class="actions-inline">
+        {props.previous ? <a href={props.previous} rel="prev">Previous</a> : null}
+        {props.previous && props.next ? ' · ' : null}
+        {props.next ? <a href={props.next} rel="next">Next</a> : null}
+      </span>
+    </nav>
+  );
+}
+
+/** An empty list says what to do next. */
+export function Empty(props: { children: Child }) {
+  return <div class="empty">{props.children}</div>;
+}
+
+/** A state or band: its word always shown; the colour class follows the word. */
+export function Tag(props: { value: string | null | undefined; label?: string }) {
+  const value = props.value ?? 'none';
+  return <span class={`tag tag-${value.toLowerCase().replace(/[^a-z]+/g, '-')}`}>{props.label ?? value}</span>;
+}
+
+export function Time(props: { iso: string | null | undefined; timezone: string }) {
+  if (!props.iso) return <span class="muted">never</span>;
+  return <time datetime={props.iso}>{formatTime(props.iso, props.timezone)}</time>;
+}
+
+export function Notice(props: { kind: 'info' | 'warn' | 'error'; children: Child; live?: boolean }) {
+  return (
+    <div class={`callout callout-${props.kind}`} role={props.kind === 'error' ? 'alert' : props.live ? 'status' : undefined}>
+      {props.children}
+    </div>
+  );
+}
+
+/** A labelled input with its hint and its error tied to it (aria-describedby, aria-invalid). */
+export function Field(props: {
+  name: string; label: string; value?: string; type?: string; hint?: string; error?: string; required?: boolean;
+  id?: string; maxlength?: number; min?: number; max?: number; autocomplete?: string; inputmode?: 'numeric' | 'email' | 'url';
+}) {
+  const id = props.id ?? `field-${props.name}`;
+  const described = [props.error ? `${id}-error` : null, props.hint ? `${id}-hint` : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label class="label" for={id}>{props.label}</label>
+      {props.hint ? <p class="hint" id={`${id}-hint`}>{props.hint}</p> : null}
+      {props.error ? <p class="field-error" id={`${id}-error`}>{props.error}</p> : null}
+      <input
+        class="input" id={id} name={props.name} type={props.type ?? 'text'} value={props.value ?? ''} required={props.required}
+        maxlength={props.maxlength} min={props.min} max={props.max} autocomplete={props.autocomplete ?? 'off'} inputmode={props.inputmode}
+        aria-describedby={described} aria-invalid={props.error ? 'true' : undefined}
+      />
+    </div>
+  );
+}
+
+/**
+ * A destructive or weighty action: a button opening a native dialog that asks to confirm (ui.js), whose
+ * form posts the action. Without script the button is the form's own submit (the dialog's markup stays
+ * closed and unused), so the action still works.
+ */
+export function ConfirmAction(props: { id: string; action: string; label: string; title: string; children?: Child; danger?: boolean; fields?: Record<string, string> }) {
+  const hidden = Object.entries(props.fields ?? {}).map(([name, value]) => <input type="hidden" name={name} value={value} />);
+  return (
+    <>
+      <form method="post" action={props.action} class="inline">
+        {hidden}
+        <button type="submit" class={`btn btn-small ${props.danger ? 'btn-danger' : 'btn-secondary'}`} data-dialog={props.id}>{props.label}</button>
+      </form>
+      <dialog id={props.id} aria-labelledby={`${props.id}-title`}>
+        <h2 id={`${props.id}-title`}>{props.title}</h2>
+        {props.children}
+        <form method="post" action={props.action} class="actions">
+          {hidden}
+          <button type="button" class="btn btn-secondary" data-close="">Cancel</button>
+          <button type="submit" class={`btn ${props.danger ? 'btn-danger' : 'btn-primary'}`}>{props.label}</button>
+        </form>
+      </dialog>
+    </>
+  );
+}
+
+export function PageTitle(props: { title: Child; crumbs?: { href: string; label: string }[]; children?: Child }) {
+  return (
+    <>
+      {props.crumbs?.length ? (
+        <p class="crumbs">
+          {props.crumbs.map((c, i) => (
+            <>
+              {i ? ' / ' : null}
+              <a href={c.href}>{c.label}</a>
+            </>
+          ))}
+        </p>
+      ) : null}
+      <h1>{props.title}</h1>
+      {props.children}
+    </>
+  );
+}

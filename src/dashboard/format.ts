@@ -1,0 +1,21 @@
+// How values read on a page: times in the person's timezone, counts with separators.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** "28 Nov 2026, 14:05" in the zone (falls back to UTC for a zone the runtime does not know). */
+export function formatTime(iso: string | null | undefined, timezone: string): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  let formatter = formatters.get(timezone);
+  if (!formatter) {
+    try {
+      formatter = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+    } catch {
+      formatter = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+    }
+    formatters.set(timezone, formatter);
+  }
+  return formatter.format(date);
+}
+
+export const formatCount = (n: number | null | undefined): string => (n == null ? '' : n.toLocaleString('en-US'));
