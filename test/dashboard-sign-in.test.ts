@@ -3,28 +3,9 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../src/dashboard/session-cookie';
+import { cookieOf, FROM_DASHBOARD, h1Of, post, signInThroughDashboard, unescape, visit } from './dashboard';
 import { api, latestLinkToken, newTenant, uniqueEmail } from './helpers';
 import { apiToken } from './people';
-
-const DASHBOARD = env.DASHBOARD_URL.replace(/\/$/, '');
-const FROM_DASHBOARD = { origin: new URL(DASHBOARD).origin };
-
-const visit = (path: string, init: RequestInit = {}) => exports.default.fetch(new Request(`${DASHBOARD}${path}`, { redirect: 'manual', ...init }));
-const post = (path: string, form: Record<string, string>, headers: Record<string, string> = FROM_DASHBOARD) =>
-  visit(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form).toString() });
-const unescape = (html: string) => html.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-const h1Of = (html: string) => unescape(/<h1[^>]*>([\s\S]*?)<\/h1>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '').trim() ?? '');
-const h1 = async (res: Response) => h1Of(await res.text());
-const cookieOf = (res: Response) => (res.headers as unknown as { getSetCookie(): string[] }).getSetCookie().find((set) => set.startsWith(`${SESSION_COOKIE}=`)) ?? null;
-
-/** Signs in as a person would: email form, then the emailed link's token posted by the link page's form. */
-async function signInThroughDashboard(email: string): Promise<string> {
-  expect((await post('/sign-in/email', { email })).status).toBe(200);
-  const res = await post('/session', { token: await latestLinkToken(email) });
-  expect(res.status).toBe(303);
-  const cookie = cookieOf(res)!;
-  return cookie.split(';')[0]!;
-}
 
 describe('signing in on the dashboard host', () => {
   it('the emailed link\'s page exists: a form, the link script of this origin, a strict CSP', async () => {
@@ -47,7 +28,7 @@ describe('signing in on the dashboard host', () => {
     const email = uniqueEmail('dash');
     const res = await post('/sign-in/email', { email });
     expect(res.status).toBe(200);
-    expect(await h1(res)).toBe('Check your email');
+    expect(h1Of(await res.text())).toBe('Check your email');
     await expect(latestLinkToken(email)).resolves.toMatch(/^ey/);
   });
 

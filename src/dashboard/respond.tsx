@@ -67,3 +67,16 @@ export function messageResponse(
   }
   return respond(c, messagePage({ title: input.title, message: input.message, status: input.kind ?? 'error', retryHref: input.retryHref }), input.status, input.headers);
 }
+
+/** Whether htmx asked for a fragment (a search, a page of rows, a simulation) rather than the page. */
+export const wantsFragment = (c: DashContext): boolean => c.req.header('hx-request') === 'true' && c.req.header('hx-history-restore-request') !== 'true';
+
+/**
+ * A fragment for htmx to swap in. It carries its own CSP and nonce like a page: hx-csp rewrites the
+ * fragment's nonce to the page's before it parses it, and strips htmx attributes without one.
+ */
+export function fragment(c: DashContext, content: JSX.Element, status: PageStatus = 200): Response {
+  const html = content.toString();
+  if (typeof html !== 'string') throw new Error('Dashboard fragments must render synchronously');
+  return respond(c, html, status);
+}

@@ -33,6 +33,8 @@ export function Shell(props: ShellProps) {
         <meta name="htmx-config" content={HTMX_CONFIG} />
         <title>{project ? `${props.title} · ${project.name} · Posture` : `${props.title} · Posture`}</title>
         <link rel="stylesheet" href={STYLESHEET} />
+        {/* No favicon request (a data: URL the CSP allows). */}
+        <link rel="icon" href="data:," />
         <script src={ASSET_PATHS['htmx.js']} nonce={props.nonce} defer />
         <script src={ASSET_PATHS['hx-csp.js']} nonce={props.nonce} defer />
         <script src={ASSET_PATHS['hx-sse.js']} nonce={props.nonce} defer />

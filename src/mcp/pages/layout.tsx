@@ -33,6 +33,8 @@ export function Document(props: { title: string; children: Child; footer?: Child
         <meta name="color-scheme" content="light dark" />
         <title>{`${props.title} · Posture`}</title>
         <link rel="stylesheet" href={STYLESHEET} />
+        {/* No favicon request (a data: URL the CSP allows). */}
+        <link rel="icon" href="data:," />
         {props.script ? <script src={props.script} defer /> : null}
       </head>
       <body>
