@@ -46,7 +46,7 @@ export async function startService({ log = () => {} } = {}) {
   let exited = null;
   const take = (d) => {
     output += d;
-    for (const line of String(d).split('\n')) if (/^Demo data|^Posture service ready|gave up|failed/.test(line)) log(line);
+    for (const line of String(d).split('\n')) if (/^Demo data|^Demo portfolio|^Posture service ready|gave up|failed/.test(line)) log(line);
   };
   child.stdout.on('data', take);
   child.stderr.on('data', take);
