@@ -33,7 +33,7 @@ beforeAll(async () => {
 });
 
 // New projects score their built-in portfolio on the real queue: let it finish before the file ends.
-afterAll(() => letScoringFinish([{ projectId: tenant.projectId }, { projectId: createdProjectId }]));
+afterAll(() => letScoringFinish([{ projectId: createdProjectId }]).catch(() => undefined));
 
 describe('the activity log page', () => {
   it('shows who did what with the trace id, the project by name, and offers every action the API names', async () => {
