@@ -16,16 +16,32 @@ export interface ApiAnswer<T> {
 
 /** What the API answered on error: the specification's error shape. */
 export interface ApiErrorBody {
-  error: { code: string; message: string; permission?: string; parameter?: string };
+  /** The message (spec part 7); an object in older shapes, read as well. */
+  error: string | { code: string; message: string; permission?: string; parameter?: string };
+  status?: number;
+  code?: string;
+  permission?: string;
+  parameter?: string;
 }
+
+/** The field of an error body, whichever shape it has (the spec's flat one: `error` is the message). */
+const errorField = (body: ApiErrorBody | null | undefined, field: 'code' | 'message' | 'permission' | 'parameter'): string | undefined => {
+  if (!body || typeof body !== 'object') return undefined;
+  if (body.error && typeof body.error === 'object') return body.error[field];
+  return field === 'message' ? (typeof body.error === 'string' ? body.error : undefined) : body[field];
+};
 
 /** A call the page cannot go on without that the API refused: the error page tells why (errors.tsx). */
 export class ApiRefusal extends Error {
   constructor(readonly status: number, readonly body: ApiErrorBody | null, readonly headers: Headers) {
-    super(body?.error?.message ?? `The API answered ${status}`);
+    super(errorField(body, 'message') ?? `The API answered ${status}`);
   }
   get code(): string | undefined {
-    return this.body?.error?.code;
+    return errorField(this.body, 'code');
+  }
+  /** The permission a `permission_denied` names. */
+  get permission(): string | undefined {
+    return errorField(this.body, 'permission');
   }
 }
 
@@ -84,4 +100,7 @@ export function ok<T>(answer: ApiAnswer<T>): T {
 }
 
 /** The error message of a refused change, for a form. */
-export const messageOf = (answer: ApiAnswer<unknown>): string => (answer.body as ApiErrorBody | null)?.error?.message ?? `The service answered ${answer.status}.`;
+export const messageOf = (answer: ApiAnswer<unknown>): string => errorField(answer.body as ApiErrorBody | null, 'message') ?? `The service answered ${answer.status}.`;
+
+/** The error code of a refused call (`not_found`, `permission_denied`...). */
+export const codeOf = (answer: ApiAnswer<unknown>): string | undefined => errorField(answer.body as ApiErrorBody | null, 'code');

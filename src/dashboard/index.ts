@@ -11,6 +11,9 @@ import type { DashEnv } from './context';
 import { refusalPage } from './errors';
 import { loadFrame, pageSession, toSignIn } from './frame';
 import { accountRoutes } from './pages/account';
+import { activityRoutes } from './pages/activity';
+import { assistantRoutes } from './pages/assistant';
+import { dataHealthRoutes } from './pages/data-health';
 import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
 import { messageResponse } from './respond';
 
@@ -47,6 +50,9 @@ export function dashboardApp(entry: Entry) {
 
   app.route('/', signInRoutes);
   app.route('/', accountRoutes);
+  app.route('/', activityRoutes);
+  app.route('/', dataHealthRoutes);
+  app.route('/', assistantRoutes);
 
   app.onError((error, c) => {
     if (error instanceof ApiRefusal) return refusalPage(c, error);

@@ -12,7 +12,7 @@ import { renderPage, respond } from '../respond';
 import { forgetSession, keepDisplay, keepSession, sessionOf, takeReturn } from '../session-cookie';
 
 /** The pages that need no session. */
-export const SIGNED_OUT_PATHS = new Set(['/sign-in', '/sign-in/email', '/session', '/sign-out']);
+export const SIGNED_OUT_PATHS = new Set(['/sign-in', '/sign-in/email', '/session', '/sign-out', '/assistant/connect']);
 
 interface Session { jwt: string; expiresAt: string; projectId: string | null }
 interface Preferences { timezone?: string }
