@@ -14,24 +14,42 @@ export interface ApiAnswer<T> {
   headers: Headers;
 }
 
-/** What the API answered on error: the specification's error shape. */
+/** What the API answered on error: the specification's error shape (part 7). */
 export interface ApiErrorBody {
-  error: { code: string; message: string; permission?: string; parameter?: string };
+  error: string;
+  status?: number;
+  code?: string;
+  permission?: string;
+  parameter?: string;
+}
+
+/** The error's message and fields, whichever shape the body has (`{error: message, code}`, or `{error: {message, code}}`). */
+function errorFields(body: unknown): { message?: string; code?: string; permission?: string; parameter?: string } {
+  if (!body || typeof body !== 'object') return {};
+  const b = body as Record<string, unknown>;
+  const nested = b.error && typeof b.error === 'object' ? (b.error as Record<string, unknown>) : null;
+  const pick = (name: string) => (typeof b[name] === 'string' ? (b[name] as string) : typeof nested?.[name] === 'string' ? (nested[name] as string) : undefined);
+  return { message: typeof b.error === 'string' ? b.error : pick('message'), code: pick('code'), permission: pick('permission'), parameter: pick('parameter') };
 }
 
 /** A call the page cannot go on without that the API refused: the error page tells why (errors.tsx). */
 export class ApiRefusal extends Error {
   constructor(readonly status: number, readonly body: ApiErrorBody | null, readonly headers: Headers) {
-    super(body?.error?.message ?? `The API answered ${status}`);
+    super(errorFields(body).message ?? `The API answered ${status}`);
   }
   get code(): string | undefined {
-    return this.body?.error?.code;
+    return errorFields(this.body).code;
+  }
+  /** The permission a `permission_denied` refusal names. */
+  get permission(): string | undefined {
+    return errorFields(this.body).permission;
   }
 }
 
-export async function callApi<T>(
+/** The API's answer as it came (its body unread): what downloads pass through as a stream. */
+export async function fetchApi(
   c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string } = {},
-): Promise<ApiAnswer<T>> {
+): Promise<Response> {
   const headers = new Headers({ 'x-request-id': c.var.requestId, accept: options.accept ?? 'application/json' });
   if (options.session) headers.set('authorization', `Bearer ${options.session}`);
   if (options.body !== undefined) headers.set('content-type', 'application/json');
@@ -39,7 +57,11 @@ export async function callApi<T>(
   const client = c.req.header('cf-connecting-ip');
   if (client) headers.set('cf-connecting-ip', client);
   const url = new URL(path, c.req.url);
-  const res = await entry(new Request(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }), c.env, c.executionCtx as ExecutionContext);
+  return entry(new Request(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }), c.env, c.executionCtx as ExecutionContext);
+}
+
+/** The body as JSON (or text when it is not), read whole. */
+async function answerOf<T>(res: Response): Promise<ApiAnswer<T>> {
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -48,6 +70,12 @@ export async function callApi<T>(
     body = text;
   }
   return { status: res.status, body: body as T, headers: res.headers };
+}
+
+export async function callApi<T>(
+  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string } = {},
+): Promise<ApiAnswer<T>> {
+  return answerOf<T>(await fetchApi(c, entry, method, path, options));
 }
 
 /** The signed-in page's calls: with its session, counted (Server-Timing). */
@@ -74,6 +102,21 @@ export function api(c: DashContext) {
     },
     /** A read whose refusal the page shows in place (a 404 section, an unscored portfolio). */
     try: <T>(path: string) => call<T>('GET', path),
+    /**
+     * A download: the API's answer with its body unread, to pass through as a stream (never read
+     * whole here). A refusal becomes the error page.
+     */
+    async stream(path: string, accept = '*/*'): Promise<Response> {
+      const started = Date.now();
+      c.set('apiCalls', (c.var.apiCalls ?? 0) + 1);
+      try {
+        const res = await fetchApi(c as unknown as Context<AppEnv>, c.var.entry, 'GET', path, { session: c.var.session, accept });
+        if (res.ok) return res;
+        return ok(await answerOf<never>(res));
+      } finally {
+        c.set('apiMs', (c.var.apiMs ?? 0) + Date.now() - started);
+      }
+    },
   };
 }
 
@@ -84,4 +127,4 @@ export function ok<T>(answer: ApiAnswer<T>): T {
 }
 
 /** The error message of a refused change, for a form. */
-export const messageOf = (answer: ApiAnswer<unknown>): string => (answer.body as ApiErrorBody | null)?.error?.message ?? `The service answered ${answer.status}.`;
+export const messageOf = (answer: ApiAnswer<unknown>): string => errorFields(answer.body).message ?? `The service answered ${answer.status}.`;
