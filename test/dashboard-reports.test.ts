@@ -88,6 +88,7 @@ describe('a report: figures, sections paged, totals', () => {
     expect(text).toContain('1–2 of 2 in critical');
     // Since the subject's previous survey: one more critical finding.
     expect(text).toContain('Since the subject\'s previous survey: 1 new critical');
+    expect(html).toContain(`href="${base}/${id}/compare?with=${reportOf(first, 'composition')}">Compare with the previous report</a>`);
     // A table with its caption and scopes.
     expect(html).toMatch(/<caption>Critical: 2 entries<\/caption>/);
     expect(html).toContain('<th scope="col"');
@@ -107,7 +108,7 @@ describe('a report: figures, sections paged, totals', () => {
     expect(red.entries.length).toBeGreaterThan(0);
     const redPage = textOf(await expectPage(await page(`${base}/${id}?section=red`, cookie), 200, 'kafka: Post-quantum inventory'));
     for (const entry of red.entries) expect(redPage).toContain(entry.name);
-    expect(redPage).toContain(`Red: ${totals.red} entries`);
+    expect(redPage).toContain(`Red: ${totals.red} ${totals.red === 1 ? 'entry' : 'entries'}`);
     // An offset past the end: the total stays, no rows, a link back.
     const beyond = await expectPage(await page(`${base}/${id}?section=red&offset=100`, cookie), 200, 'kafka: Post-quantum inventory');
     expect(textOf(beyond)).toContain(`the section has ${totals.red}`);
@@ -279,7 +280,7 @@ describe('compare two reports', () => {
     expect(removed).toContain('Nothing removed');
     // The other way round: what was added is removed.
     const swapped = textOf(await (await page(`${base}/${from}/compare?with=${to}&list=removed`, cookie)).text());
-    expect(swapped).toContain('Removed: 1 findings');
+    expect(swapped).toContain('Removed: 1 finding');
     expect(swapped).toContain('log4j-core@2.0');
   });
 

@@ -10,7 +10,7 @@ import { Hono } from 'hono';
 import { api, ok } from '../../api';
 import { ConfirmAction, Empty, Notice, PageTitle, Pager, Table, Tag, Time } from '../../components/common';
 import { holds, type DashContext, type DashEnv } from '../../context';
-import { formatCount } from '../../format';
+import { formatCount, formatTime } from '../../format';
 import { fragment, shellPage, wantsFragment } from '../../respond';
 import {
   DOWNLOADS, offsetOf, openSection, PAGE_ROWS, paths, RENDERED_FORMATS, renderStatus, reportsOf, subjectOf, typeLabel, withQuery,
@@ -112,7 +112,7 @@ export const reportsRoutes = new Hono<DashEnv>()
             {summary.survey.type === 'RUNTIME_SURVEY' ? 'Runtime survey' : 'Inventory survey'}{summary.survey.tag ? ` “${summary.survey.tag}”` : ''}, produced <Time iso={summary.produced_at} timezone={c.var.frame.timezone} />.
           </p>
         </PageTitle>
-        <Figures summary={summary} />
+        <Figures summary={summary} projectId={projectId} />
         <Downloads projectId={projectId} summary={summary} formats={exports?.formats ?? []} />
         <section aria-labelledby="entries-title">
           <h2 id="entries-title">Entries</h2>
@@ -208,7 +208,7 @@ export const reportsRoutes = new Hono<DashEnv>()
             <select class="select" id="compare-with" name="with" required>
               {withId ? null : <option value="">Choose a {typeLabel(summary.type).toLowerCase()} report</option>}
               {candidates.map(({ report, survey }) => (
-                <option value={report.id} selected={report.id === withId}>{subjectOf(survey)}{survey.tag ? ` (${survey.tag})` : ''}, {survey.finished_at?.slice(0, 16).replace('T', ' ')} UTC</option>
+                <option value={report.id} selected={report.id === withId}>{subjectOf(survey)}{survey.tag ? ` (${survey.tag})` : ''}, {formatTime(survey.finished_at, c.var.frame.timezone)}</option>
               ))}
             </select>
           </div>

@@ -148,28 +148,36 @@ export interface Figure {
   parts?: { label: string; value: number }[];
 }
 
+/** Headline figures named for people; others are humanized from their key. */
+const FIGURE_LABELS: Record<string, string> = {
+  sections: 'Entries', cnsa2: 'CNSA 2.0', nearest_deadline: 'Nearest deadline', overdue: 'Past their deadline',
+  asset_types: 'Crypto assets', severities: 'Findings by severity', advisory_severities: 'Advisories by severity',
+  vulnerable_components: 'Vulnerable components', fixable: 'Fixable components',
+};
+const figureLabel = (name: string) => FIGURE_LABELS[name] ?? humanize(name);
+
 /** The headline as labelled figures: numbers and dates alone, counts by name together; `changes` apart. */
 export function figuresOf(headline: Record<string, unknown>): Figure[] {
   const figures: Figure[] = [];
   for (const [name, value] of Object.entries(headline)) {
     if (name === 'changes') continue;
-    if (typeof value === 'number' || typeof value === 'string' || value === null) figures.push({ label: humanize(name), value });
+    if (typeof value === 'number' || typeof value === 'string' || value === null) figures.push({ label: figureLabel(name), value });
     else if (value && typeof value === 'object' && !Array.isArray(value)) {
       const parts = Object.entries(value as Record<string, unknown>).filter((e): e is [string, number] => typeof e[1] === 'number').map(([label, n]) => ({ label: humanize(label), value: n }));
-      if (parts.length) figures.push({ label: humanize(name), value: parts.reduce((sum, p) => sum + p.value, 0), parts });
+      if (parts.length) figures.push({ label: figureLabel(name), value: parts.reduce((sum, p) => sum + p.value, 0), parts });
     }
   }
   return figures;
 }
 
 /** What changed since the subject's previous survey (pqc-inventory and composition): `+2 red, −1 green`, or null. */
-export function changesOf(headline: Record<string, unknown>): { previousSurveyId: string | null; parts: string[] } | null {
-  const changes = headline.changes as { previous_survey_id?: string | null; new?: Record<string, number>; gone?: Record<string, number> } | undefined;
+export function changesOf(headline: Record<string, unknown>): { previousSurveyId: string | null; previousReportId: string | null; parts: string[] } | null {
+  const changes = headline.changes as { previous_survey_id?: string | null; previous_report_id?: string | null; new?: Record<string, number>; gone?: Record<string, number> } | undefined;
   if (!changes) return null;
   const parts: string[] = [];
   for (const [section, n] of Object.entries(changes.new ?? {})) if (n) parts.push(`${n} new ${section}`);
   for (const [section, n] of Object.entries(changes.gone ?? {})) if (n) parts.push(`${n} gone from ${section}`);
-  return { previousSurveyId: changes.previous_survey_id ?? null, parts };
+  return { previousSurveyId: changes.previous_survey_id ?? null, previousReportId: changes.previous_report_id ?? null, parts };
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : null);
@@ -258,6 +266,8 @@ export const REASON_TEXT: Record<StaleDocument['reasons'][number]['reason'], str
   template_version: 'the document template changed since it was rendered',
   source_replaced: 'its survey was replaced by a regenerated one',
 };
+
+export const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 export const formatBytes = (n: number | null | undefined): string => {
   if (n == null) return '';

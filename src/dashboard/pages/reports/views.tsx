@@ -6,13 +6,13 @@ import { Empty, Pager, Table, Tag, Time } from '../../components/common';
 import { hx } from '../../components/shell';
 import { formatCount } from '../../format';
 import {
-  cellsOf, changesOf, COLUMN_LABELS, figuresOf, FORMAT_LABELS, formatBytes, humanize, listSections, PAGE_ROWS, paths, REASON_TEXT, RENDERED_FORMATS, withQuery,
+  cellsOf, changesOf, plural, COLUMN_LABELS, figuresOf, FORMAT_LABELS, formatBytes, humanize, listSections, PAGE_ROWS, paths, REASON_TEXT, RENDERED_FORMATS, withQuery,
   type Brief, type Download, type Entry, type Job, type Moved, type Provenance, type ReportType, type StaleDocument, type Summary,
 } from './shape';
 
 export const RESULTS_ID = 'report-results';
 
-export function Figures(props: { summary: Summary }) {
+export function Figures(props: { summary: Summary; projectId: string }) {
   const figures = figuresOf(props.summary.headline);
   const changes = changesOf(props.summary.headline);
   return (
@@ -35,6 +35,7 @@ export function Figures(props: { summary: Summary }) {
         <p>
           {changes.previousSurveyId === null ? 'This is the subject\'s first survey of this kind.'
             : changes.parts.length ? `Since the subject's previous survey: ${changes.parts.join(', ')}.` : 'Nothing changed since the subject\'s previous survey.'}
+          {changes.previousReportId ? <> <a href={withQuery(paths(props.projectId, props.summary.report_id).compare, { with: changes.previousReportId })}>Compare with the previous report</a></> : null}
         </p>
       ) : null}
     </section>
@@ -105,7 +106,7 @@ export function SectionResults(props: { projectId: string; summary: Summary; sec
   const at = (offset: number) => withQuery(report, { section: props.section, offset: offset || null });
   return (
     <>
-      <EntryTable type={props.summary.type} entries={props.entries} caption={<>{name}: {formatCount(props.total)} entries</>} />
+      <EntryTable type={props.summary.type} entries={props.entries} caption={<>{name}: {plural(props.total, 'entry', 'entries')}</>} />
       <Pager
         label={`Pages of the ${name.toLowerCase()} section`}
         shown={props.entries.length ? `${formatCount(first)}–${formatCount(last)} of ${formatCount(props.total)} in ${name.toLowerCase()}` : `Nothing from ${formatCount(first)} on; the section has ${formatCount(props.total)}`}
@@ -237,7 +238,7 @@ export function CompareList(props: { list: 'added' | 'removed' | 'moved'; rows: 
   return (
     <>
       <Table
-        caption={<>{name}: {formatCount(props.total)} findings</>}
+        caption={<>{name}: {plural(props.total, 'finding', 'findings')}</>}
         rows={shown}
         columns={[
           { label: 'Finding', cell: (r) => <><span class="wrap">{r.name}</span>{r.purl ? <><br /><span class="mono small muted wrap">{r.purl}</span></> : null}</> },
