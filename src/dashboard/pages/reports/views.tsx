@@ -79,6 +79,7 @@ function EntryTable(props: { type: ReportType; entries: Entry[]; caption: Child;
   const labels = COLUMN_LABELS[props.type] ?? COLUMN_LABELS['pqc-inventory'];
   const rows = props.entries.map((e) => ({ entry: e, cells: cellsOf(props.type, e) }));
   return (
+    <div class="entries">
     <Table
       caption={props.caption}
       rows={rows}
@@ -91,6 +92,7 @@ function EntryTable(props: { type: ReportType; entries: Entry[]; caption: Child;
         ...(props.type === 'cbom' ? [] : [{ label: labels.count, numeric: true, cell: (r: (typeof rows)[number]) => r.cells.count ?? '' }]),
       ]}
     />
+    </div>
   );
 }
 
