@@ -14,21 +14,20 @@ export interface ApiAnswer<T> {
   headers: Headers;
 }
 
-/** What the API answered on error: the specification's error shape. */
+/** What the API answered on error: the specification's error shape (part 7). */
 export interface ApiErrorBody {
-  /** The message (spec part 7); an object in older shapes, read as well. */
-  error: string | { code: string; message: string; permission?: string; parameter?: string };
+  error: string;
   status?: number;
   code?: string;
   permission?: string;
   parameter?: string;
 }
 
-/** The field of an error body, whichever shape it has (the spec's flat one: `error` is the message). */
+/** A field of an error body (spec part 7: `error` is the message, `code`, `permission` and `parameter` beside it). */
 const errorField = (body: ApiErrorBody | null | undefined, field: 'code' | 'message' | 'permission' | 'parameter'): string | undefined => {
   if (!body || typeof body !== 'object') return undefined;
-  if (body.error && typeof body.error === 'object') return body.error[field];
-  return field === 'message' ? (typeof body.error === 'string' ? body.error : undefined) : body[field];
+  const value = field === 'message' ? body.error : body[field];
+  return typeof value === 'string' ? value : undefined;
 };
 
 /** A call the page cannot go on without that the API refused: the error page tells why (errors.tsx). */
@@ -45,9 +44,10 @@ export class ApiRefusal extends Error {
   }
 }
 
-export async function callApi<T>(
+/** The API's answer as it came (its body unread): what downloads pass through as a stream. */
+export async function fetchApi(
   c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string } = {},
-): Promise<ApiAnswer<T>> {
+): Promise<Response> {
   const headers = new Headers({ 'x-request-id': c.var.requestId, accept: options.accept ?? 'application/json' });
   if (options.session) headers.set('authorization', `Bearer ${options.session}`);
   if (options.body !== undefined) headers.set('content-type', 'application/json');
@@ -55,7 +55,11 @@ export async function callApi<T>(
   const client = c.req.header('cf-connecting-ip');
   if (client) headers.set('cf-connecting-ip', client);
   const url = new URL(path, c.req.url);
-  const res = await entry(new Request(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }), c.env, c.executionCtx as ExecutionContext);
+  return entry(new Request(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }), c.env, c.executionCtx as ExecutionContext);
+}
+
+/** The body as JSON (or text when it is not), read whole. */
+async function answerOf<T>(res: Response): Promise<ApiAnswer<T>> {
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -64,6 +68,12 @@ export async function callApi<T>(
     body = text;
   }
   return { status: res.status, body: body as T, headers: res.headers };
+}
+
+export async function callApi<T>(
+  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string } = {},
+): Promise<ApiAnswer<T>> {
+  return answerOf<T>(await fetchApi(c, entry, method, path, options));
 }
 
 /** The signed-in page's calls: with its session, counted (Server-Timing). */
@@ -90,6 +100,21 @@ export function api(c: DashContext) {
     },
     /** A read whose refusal the page shows in place (a 404 section, an unscored portfolio). */
     try: <T>(path: string) => call<T>('GET', path),
+    /**
+     * A download: the API's answer with its body unread, to pass through as a stream (never read
+     * whole here). A refusal becomes the error page.
+     */
+    async stream(path: string, accept = '*/*'): Promise<Response> {
+      const started = Date.now();
+      c.set('apiCalls', (c.var.apiCalls ?? 0) + 1);
+      try {
+        const res = await fetchApi(c as unknown as Context<AppEnv>, c.var.entry, 'GET', path, { session: c.var.session, accept });
+        if (res.ok) return res;
+        return ok(await answerOf<never>(res));
+      } finally {
+        c.set('apiMs', (c.var.apiMs ?? 0) + Date.now() - started);
+      }
+    },
   };
 }
 

@@ -14,6 +14,7 @@ import { accountRoutes } from './pages/account';
 import { activityRoutes } from './pages/activity';
 import { assistantRoutes } from './pages/assistant';
 import { dataHealthRoutes } from './pages/data-health';
+import { reportsRoutes } from './pages/reports';
 import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
 import { messageResponse } from './respond';
 
@@ -53,6 +54,7 @@ export function dashboardApp(entry: Entry) {
   app.route('/', activityRoutes);
   app.route('/', dataHealthRoutes);
   app.route('/', assistantRoutes);
+  app.route('/', reportsRoutes);
 
   app.onError((error, c) => {
     if (error instanceof ApiRefusal) return refusalPage(c, error);
