@@ -14,18 +14,26 @@ export interface ApiAnswer<T> {
   headers: Headers;
 }
 
-/** What the API answered on error: the specification's error shape. */
+/** What the API answered on error: the specification's error shape (part 7). */
 export interface ApiErrorBody {
-  error: { code: string; message: string; permission?: string; parameter?: string };
+  error: string;
+  status: number;
+  code: string;
+  permission?: string;
+  parameter?: string;
 }
 
 /** A call the page cannot go on without that the API refused: the error page tells why (errors.tsx). */
 export class ApiRefusal extends Error {
   constructor(readonly status: number, readonly body: ApiErrorBody | null, readonly headers: Headers) {
-    super(body?.error?.message ?? `The API answered ${status}`);
+    super(typeof body?.error === 'string' ? body.error : `The API answered ${status}`);
   }
   get code(): string | undefined {
-    return this.body?.error?.code;
+    return this.body?.code;
+  }
+  /** The permission lacking (`permission_denied`). */
+  get permission(): string | undefined {
+    return this.body?.permission;
   }
 }
 
@@ -84,4 +92,7 @@ export function ok<T>(answer: ApiAnswer<T>): T {
 }
 
 /** The error message of a refused change, for a form. */
-export const messageOf = (answer: ApiAnswer<unknown>): string => (answer.body as ApiErrorBody | null)?.error?.message ?? `The service answered ${answer.status}.`;
+export const messageOf = (answer: ApiAnswer<unknown>): string => {
+  const error = (answer.body as ApiErrorBody | null)?.error;
+  return typeof error === 'string' ? error : `The service answered ${answer.status}.`;
+};

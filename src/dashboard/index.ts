@@ -11,6 +11,9 @@ import type { DashEnv } from './context';
 import { refusalPage } from './errors';
 import { loadFrame, pageSession, toSignIn } from './frame';
 import { accountRoutes } from './pages/account';
+import { credentialsRoutes } from './pages/credentials';
+import { peopleRoutes } from './pages/people';
+import { settingsRoutes } from './pages/settings';
 import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
 import { messageResponse } from './respond';
 
@@ -47,6 +50,9 @@ export function dashboardApp(entry: Entry) {
 
   app.route('/', signInRoutes);
   app.route('/', accountRoutes);
+  app.route('/', credentialsRoutes);
+  app.route('/', peopleRoutes);
+  app.route('/', settingsRoutes);
 
   app.onError((error, c) => {
     if (error instanceof ApiRefusal) return refusalPage(c, error);
