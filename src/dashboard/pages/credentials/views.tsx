@@ -106,18 +106,21 @@ export function PassCreateForm(props: { action: string; form: PassForm }) {
 }
 
 const KIND_WORD = { api_token: 'API token', upload_pass: 'upload pass', sign_in: 'sign-in', connected_app: 'connected app' } as const;
+/** The action's own words (the dialog's other button is "Cancel", closing it). */
+const ACTION_LABEL = { api_token: 'Cancel token', upload_pass: 'Cancel pass', sign_in: 'End sign-in', connected_app: 'Disconnect' } as const;
 
 /** The cancel button of an active credential; the state's Tag for the rest. */
 function StateCell(props: { row: CredentialRow; cancelAction: string; canCancel: boolean }) {
   const { row } = props;
-  const title = row.kind === 'connected_app' ? `Disconnect ${row.name ?? 'this assistant'}?` : row.own ? 'Cancel your own sign-in?' : `Cancel this ${KIND_WORD[row.kind]}?`;
+  const title = row.kind === 'connected_app' ? `Disconnect ${row.name ?? 'this assistant'}?` : row.own ? 'Cancel your own sign-in?'
+    : row.kind === 'sign_in' ? `End the sign-in of ${row.createdBy.email}?` : `Cancel the ${KIND_WORD[row.kind]} ${row.name ? `"${row.name}"` : 'without a name'}?`;
   return (
     <>
       <Tag value={row.state} />
       {row.state === 'active' && props.canCancel ? (
         <>
           {' '}
-          <ConfirmAction id={`cancel-${row.jti}`} action={props.cancelAction} label={row.kind === 'connected_app' ? 'Disconnect' : 'Cancel'} title={title} danger>
+          <ConfirmAction id={`cancel-${row.jti}`} action={props.cancelAction} label={ACTION_LABEL[row.kind]} title={title} danger>
             <p>
               {row.kind === 'connected_app'
                 ? 'The assistant loses access to every project at once, and the API tokens and upload passes it created are canceled with it.'
@@ -136,7 +139,7 @@ function StateCell(props: { row: CredentialRow; cancelAction: string; canCancel:
 
 const name = (row: CredentialRow, fallback: string): Child => (
   <>
-    <span class="wrap">{row.name || fallback}</span>
+    <span>{row.name || fallback}</span>
     {row.madeBy ? <span class="small muted"> (made by {row.madeBy})</span> : null}
   </>
 );
@@ -147,14 +150,14 @@ export function CredentialLists(props: {
 }) {
   const time = (iso: string | null) => <Time iso={iso} timezone={props.timezone} />;
   const state: Column<CredentialRow> = { label: 'State', cell: (r) => <StateCell row={r} cancelAction={props.cancelAction(r.jti)} canCancel={props.canCancel} /> };
-  const by: Column<CredentialRow> = { label: 'Created by', cell: (r) => <span class="wrap">{r.createdBy.email}</span> };
+  const by: Column<CredentialRow> = { label: 'Created by', cell: (r) => <span>{r.createdBy.email}</span> };
   return (
     <>
       <h2 id="api-tokens">API tokens</h2>
       {props.rows.apiTokens.length ? (
         <Table caption="API tokens of this project" captionHidden rows={props.rows.apiTokens} columns={[
           { label: 'Name', cell: (r) => name(r, 'Unnamed token') },
-          { label: 'Permissions', cell: (r) => <span class="wrap">{(r.permissions ?? []).join(', ')}</span> },
+          { label: 'Permissions', cell: (r) => <span>{(r.permissions ?? []).join(', ')}</span> },
           by,
           { label: 'Created', cell: (r) => time(r.createdAt) },
           { label: 'Expires', cell: (r) => time(r.expiresAt) },
@@ -178,7 +181,7 @@ export function CredentialLists(props: {
       <h2 id="sign-ins">Sign-ins</h2>
       {props.rows.signIns.length ? (
         <Table caption="Sign-ins with a session on this project" captionHidden rows={props.rows.signIns} columns={[
-          { label: 'Person', cell: (r) => <><span class="wrap">{r.createdBy.email}</span>{r.own ? <span class="small muted"> (this sign-in)</span> : null}</> },
+          { label: 'Person', cell: (r) => <><span>{r.createdBy.email}</span>{r.own ? <span class="small muted"> (this sign-in)</span> : null}</> },
           { label: 'Signed in', cell: (r) => time(r.createdAt) },
           { label: 'Expires', cell: (r) => time(r.expiresAt) },
           { label: 'Last used', cell: (r) => time(r.lastUsedAt) },
@@ -189,9 +192,9 @@ export function CredentialLists(props: {
       <h2 id="connected-apps">Connected apps</h2>
       {props.rows.connectedApps.length ? (
         <Table caption="AI assistants connected by people who reach this project" captionHidden rows={props.rows.connectedApps} columns={[
-          { label: 'Client', cell: (r) => <span class="wrap">{r.name ?? 'Unnamed client'}</span> },
-          { label: 'Scopes', cell: (r) => <span class="wrap">{(r.scopes ?? []).join(', ') || 'none'}</span> },
-          { label: 'Connected by', cell: (r) => <span class="wrap">{r.createdBy.email}</span> },
+          { label: 'Client', cell: (r) => <span>{r.name ?? 'Unnamed client'}</span> },
+          { label: 'Scopes', cell: (r) => <span>{(r.scopes ?? []).join(', ') || 'none'}</span> },
+          { label: 'Connected by', cell: (r) => <span>{r.createdBy.email}</span> },
           { label: 'Connected', cell: (r) => time(r.createdAt) },
           { label: 'Last used', cell: (r) => time(r.lastUsedAt) },
           state,

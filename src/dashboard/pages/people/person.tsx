@@ -23,8 +23,8 @@ export function PersonPage(props: {
       <h2 id="project-permissions">On projects</h2>
       {projects.length ? (
         <Table caption={`Projects where ${person.name || person.email} holds permissions`} captionHidden rows={projects} columns={[
-          { label: 'Project', cell: (p) => <a href={`/projects/${p.id}`} class="wrap">{p.name}</a> },
-          { label: 'Permissions', cell: (p) => <span class="wrap">{p.list.join(', ')}</span> },
+          { label: 'Project', cell: (p) => <a href={`/projects/${p.id}`}>{p.name}</a> },
+          { label: 'Permissions', cell: (p) => <span>{p.list.join(', ')}</span> },
         ]} />
       ) : <Empty><p>No permission on any project. A team reaching projects with a role grants them.</p></Empty>}
       <h2 id="teams">Teams</h2>

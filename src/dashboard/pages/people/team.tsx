@@ -30,8 +30,8 @@ export function TeamPage(props: {
       <h2 id="members">Members</h2>
       {team.members.length ? (
         <Table caption={`Members of ${team.name}`} captionHidden rows={team.members} columns={[
-          { label: 'Name', cell: (m) => <a href={`/people/${m.id}`} class="wrap">{m.name || m.email}</a> },
-          { label: 'Email', cell: (m) => <span class="wrap">{m.email}</span> },
+          { label: 'Name', cell: (m) => <a href={`/people/${m.id}`}>{m.name || m.email}</a> },
+          { label: 'Email', cell: (m) => <span>{m.email}</span> },
           {
             label: 'Actions',
             cell: (m) => (
@@ -42,22 +42,23 @@ export function TeamPage(props: {
           },
         ]} />
       ) : <Empty><p>No one is on this team yet. Add a member of the organization below.</p></Empty>}
-      <form method="post" action={`${base}/members`} class="toolbar">
-        <div class="field">
-          <label class="label" for="add-member">Add a member of the organization</label>
-          <Err id="add-member-error" error={errors.member} />
-          <select class="select" id="add-member" name="userId" aria-describedby={errors.member ? 'add-member-error' : undefined} disabled={!candidates.length}>
-            {candidates.map((m) => <option value={m.id}>{m.name ? `${m.name} (${m.email})` : m.email}</option>)}
-          </select>
-        </div>
-        <button type="submit" class="btn btn-secondary" disabled={!candidates.length}>Add to team</button>
-      </form>
-      {!candidates.length ? <p class="hint">Every member of the organization is on this team; invite someone on the People page.</p> : null}
+      {candidates.length ? (
+        <form method="post" action={`${base}/members`} class="toolbar">
+          <div class="field">
+            <label class="label" for="add-member">Add a member of the organization</label>
+            <Err id="add-member-error" error={errors.member} />
+            <select class="select" id="add-member" name="userId" aria-describedby={errors.member ? 'add-member-error' : undefined}>
+              {candidates.map((m) => <option value={m.id}>{m.name ? `${m.name} (${m.email})` : m.email}</option>)}
+            </select>
+          </div>
+          <button type="submit" class="btn btn-secondary">Add to team</button>
+        </form>
+      ) : <p class="hint">Every member of the organization is on this team; invite someone from the <a href="/people/invite">invitation page</a>.</p>}
 
       <h2 id="projects">Projects</h2>
       {team.projects.length ? (
         <Table caption={`Projects ${team.name} reaches`} captionHidden rows={team.projects} columns={[
-          { label: 'Project', cell: (p) => <a href={`/projects/${p.id}`} class="wrap">{p.name}</a> },
+          { label: 'Project', cell: (p) => <a href={`/projects/${p.id}`}>{p.name}</a> },
         ]} />
       ) : <Empty><p>This team reaches no project: choose some below, or let it reach every project.</p></Empty>}
       {team.allProjects ? <p class="hint">It reaches every project of the organization, including those created later.</p> : (
@@ -72,8 +73,8 @@ export function TeamPage(props: {
       <h2 id="roles">Roles</h2>
       {team.roles.length ? (
         <Table caption={`Roles ${team.name} grants and their permissions`} captionHidden rows={team.roles} columns={[
-          { label: 'Role', cell: (r) => <span class="wrap">{r.name}</span> },
-          { label: 'Permissions', cell: (r) => <span class="wrap">{r.permissions.join(', ') || 'none'}</span> },
+          { label: 'Role', cell: (r) => r.name },
+          { label: 'Permissions', cell: (r) => <span>{r.permissions.join(', ') || 'none'}</span> },
         ]} />
       ) : <Empty><p>This team grants no role, so its members get no permission through it. Choose roles below.</p></Empty>}
       {team.builtIn ? <p class="hint">The roles of a built-in team cannot be changed.</p> : <p><a href={`${base}/roles`}>Change the roles it grants</a></p>}

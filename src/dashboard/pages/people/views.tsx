@@ -84,9 +84,9 @@ export function MembersTable(props: {
       <Table caption={`Members (${props.total})`} rows={props.members} columns={[
         {
           label: 'Name',
-          cell: (m) => props.canLookUp || m.id === props.selfId ? <a href={`/people/${m.id}`} class="wrap">{m.name || m.email}</a> : <span class="wrap">{m.name || m.email}</span>,
+          cell: (m) => props.canLookUp || m.id === props.selfId ? <a href={`/people/${m.id}`}>{m.name || m.email}</a> : <span>{m.name || m.email}</span>,
         },
-        { label: 'Email', cell: (m) => <span class="wrap">{m.email}</span> },
+        { label: 'Email', cell: (m) => <span>{m.email}</span> },
         {
           label: 'Actions',
           cell: (m): Child => m.id === props.selfId ? <Tag value="you" /> : props.canRemove ? (
@@ -108,10 +108,10 @@ export function TeamsSection(props: { teams: TeamSummary[] | null; empty?: strin
   if (!props.teams.length) return <Empty><p>{props.empty ?? 'No teams yet. Create one below, then add people to it.'}</p></Empty>;
   return (
     <Table caption="Teams: who reaches which projects with which roles" captionHidden rows={props.teams} columns={[
-      { label: 'Team', cell: (t) => <a href={`/people/teams/${t.id}`} class="wrap">{t.name}</a> },
+      { label: 'Team', cell: (t) => <a href={`/people/teams/${t.id}`}>{t.name}</a> },
       { label: 'Projects', cell: (t) => (t.allProjects ? 'All projects' : String(t.projectCount ?? 0)) },
       { label: 'Members', numeric: true, cell: (t) => String(t.memberCount) },
-      { label: 'Roles', cell: (t) => <span class="wrap">{t.roles.join(', ') || 'none'}</span> },
+      { label: 'Roles', cell: (t) => <span>{t.roles.join(', ') || 'none'}</span> },
     ]} />
   );
 }
@@ -137,9 +137,9 @@ export function TeamCreatePanel(props: { form: TeamCreateForm; roles: Role[]; pr
 export function RolesTable(props: { roles: Role[] }) {
   return (
     <Table caption="Roles and the permissions they grant" captionHidden rows={props.roles} columns={[
-      { label: 'Role', cell: (r) => <span class="wrap">{r.name}</span> },
+      { label: 'Role', cell: (r) => r.name },
       { label: 'Kind', cell: (r) => <Tag value={r.systemRole ? 'built-in' : 'custom'} /> },
-      { label: 'Permissions', cell: (r) => <span class="wrap">{r.permissions.join(', ') || 'none'}</span> },
+      { label: 'Permissions', cell: (r) => <span>{r.permissions.join(', ') || 'none'}</span> },
     ]} />
   );
 }
