@@ -15,6 +15,9 @@ import { activityRoutes } from './pages/activity';
 import { assistantRoutes } from './pages/assistant';
 import { dataHealthRoutes } from './pages/data-health';
 import { reportsRoutes } from './pages/reports';
+import { credentialsRoutes } from './pages/credentials';
+import { peopleRoutes } from './pages/people';
+import { settingsRoutes } from './pages/settings';
 import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
 import { messageResponse } from './respond';
 
@@ -55,6 +58,9 @@ export function dashboardApp(entry: Entry) {
   app.route('/', dataHealthRoutes);
   app.route('/', assistantRoutes);
   app.route('/', reportsRoutes);
+  app.route('/', credentialsRoutes);
+  app.route('/', peopleRoutes);
+  app.route('/', settingsRoutes);
 
   app.onError((error, c) => {
     if (error instanceof ApiRefusal) return refusalPage(c, error);
