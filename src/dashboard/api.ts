@@ -14,18 +14,37 @@ export interface ApiAnswer<T> {
   headers: Headers;
 }
 
-/** What the API answered on error: the specification's error shape. */
+/** What the API answered on error: the specification's error shape (part 7): `{error, status, code, permission?, parameter?}`. */
 export interface ApiErrorBody {
-  error: { code: string; message: string; permission?: string; parameter?: string };
+  error: string;
+  status?: number;
+  code?: string;
+  permission?: string;
+  parameter?: string;
 }
+
+/** The message and code of an error body (tolerating a nested `{error: {message, code}}` too). */
+const errorMessage = (body: unknown): string | undefined => {
+  const error = (body as { error?: unknown } | null)?.error;
+  return typeof error === 'string' ? error : typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : undefined;
+};
+const errorField = (body: unknown, field: 'code' | 'permission' | 'parameter'): string | undefined => {
+  const b = body as Record<string, unknown> | null;
+  const value = b?.[field] ?? (b?.error as Record<string, unknown> | undefined)?.[field];
+  return typeof value === 'string' ? value : undefined;
+};
 
 /** A call the page cannot go on without that the API refused: the error page tells why (errors.tsx). */
 export class ApiRefusal extends Error {
   constructor(readonly status: number, readonly body: ApiErrorBody | null, readonly headers: Headers) {
-    super(body?.error?.message ?? `The API answered ${status}`);
+    super(errorMessage(body) ?? `The API answered ${status}`);
   }
   get code(): string | undefined {
-    return this.body?.error?.code;
+    return errorField(this.body, 'code');
+  }
+  /** The permission a `permission_denied` refusal names. */
+  get permission(): string | undefined {
+    return errorField(this.body, 'permission');
   }
 }
 
@@ -84,4 +103,7 @@ export function ok<T>(answer: ApiAnswer<T>): T {
 }
 
 /** The error message of a refused change, for a form. */
-export const messageOf = (answer: ApiAnswer<unknown>): string => (answer.body as ApiErrorBody | null)?.error?.message ?? `The service answered ${answer.status}.`;
+export const messageOf = (answer: ApiAnswer<unknown>): string => errorMessage(answer.body) ?? `The service answered ${answer.status}.`;
+
+/** The error code of a refused answer (`unscored`, `permission_denied`, …). */
+export const codeOf = (answer: ApiAnswer<unknown>): string | undefined => errorField(answer.body, 'code');

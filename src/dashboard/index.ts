@@ -11,7 +11,9 @@ import type { DashEnv } from './context';
 import { refusalPage } from './errors';
 import { loadFrame, pageSession, toSignIn } from './frame';
 import { accountRoutes } from './pages/account';
+import { portfolioRoutes } from './pages/portfolios/index';
 import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
+import { subjectRoutes } from './pages/subjects';
 import { messageResponse } from './respond';
 
 const PROJECT_PATH = /^\/projects\/([0-9a-fA-F-]{36})(?:\/|$)/;
@@ -47,6 +49,8 @@ export function dashboardApp(entry: Entry) {
 
   app.route('/', signInRoutes);
   app.route('/', accountRoutes);
+  app.route('/', portfolioRoutes);
+  app.route('/', subjectRoutes);
 
   app.onError((error, c) => {
     if (error instanceof ApiRefusal) return refusalPage(c, error);
