@@ -248,9 +248,14 @@ describe('ranked fixes', () => {
   it('simulates the ticked selection from the URL: the whole page without script, the fragment with htmx, the API\'s own numbers marked projected', async () => {
     const rank = await read(`${portfolioApi(implicitId)}/rank?summary=true&limit=50`);
     const forge = rank.rows.find((r: any) => r.item_key === 'pkg:npm/node-forge');
-    const rsa = rank.rows.find((r: any) => r.item_key.startsWith('algorithm:RSA'));
-    const query = new URLSearchParams([['row', 'pkg:npm/lodash'], ['finding', pair(forge.item_key, forge.findings[0].finding_key)], ['dep', pair('pkg:npm/node-forge', 'pkg:npm/lodash')], ['row', rsa.item_key], ['simulate', '1']]);
-    const fixes = [{ item_key: 'pkg:npm/lodash' }, { item_key: rsa.item_key }, { item_key: forge.item_key, finding_key: forge.findings[0].finding_key }, { item_key: 'pkg:npm/node-forge', dependency: 'pkg:npm/lodash' }];
+    const rsa = rank.rows.find((r: any) => r.item_key === 'algorithm:RSA');
+    // Ticked: lodash whole, one finding of node-forge, node-forge's bundled lodash (already fixed by the
+    // lodash row, so not sent again), RSA whole, and one finding of RSA (part of its whole row).
+    const query = new URLSearchParams([
+      ['row', 'pkg:npm/lodash'], ['finding', pair(forge.item_key, forge.findings[0].finding_key)], ['dep', pair('pkg:npm/node-forge', 'pkg:npm/lodash')],
+      ['row', rsa.item_key], ['finding', pair(rsa.item_key, rsa.findings[0].finding_key)], ['simulate', '1'],
+    ]);
+    const fixes = [{ item_key: 'pkg:npm/lodash' }, { item_key: rsa.item_key }, { item_key: forge.item_key, finding_key: forge.findings[0].finding_key }];
     const sim = await json(await api(`${portfolioApi(implicitId)}/simulate?rank=true`, { token: t.token, body: { fixes } }));
     expect(sim.projected.projected).toBe(true);
     expect(sim.projected.score).toBeGreaterThan(sim.current.score);
@@ -264,14 +269,15 @@ describe('ranked fixes', () => {
         const p = sim.projected.axes[axis];
         expect(text).toContain(`${label} ${one(c.score)} ${c.band} ${one(p.score)} (projected) ${p.band} (projected) ${delta(sim.gain[axis])}`);
       }
-      expect(text).toContain(`Simulated 4 fixes: overall score ${one(sim.current.score)} now, ${one(sim.projected.score)} projected.`);
+      expect(text).toContain(`Simulated 3 fixes: overall score ${one(sim.current.score)} now, ${one(sim.projected.score)} projected.`);
       const top = sim.rank[0];
-      expect(text).toContain(`#1 ${top.name} #${top.previous_rank} ${top.gain.overall.toFixed(2)}`);
+      expect(text).toContain(`#1 ${top.name} ${top.item_key} #${top.previous_rank} ${top.gain.overall.toFixed(2)}`);
     };
 
     const full = await page(`${pages(`/portfolios/${implicitId}/fixes`)}?${query}`, owner);
     const html = await expectPage(full, 200, 'Ranked fixes of All subjects');
     expectNumbers(html);
+    expect(textOf(html)).toContain('5 ticks in all.');
     // The ticks are kept checked.
     expect(html).toContain('name="row" value="pkg:npm/lodash" checked=""');
     expect(unescape(html)).toContain(`value="${pair('pkg:npm/node-forge', 'pkg:npm/lodash')}" checked=""`);
@@ -282,7 +288,7 @@ describe('ranked fixes', () => {
     expect(fragmentHtml).not.toContain('<html');
     expect(fragmentHtml).not.toContain('<h1');
     expectNumbers(fragmentHtml);
-    expect(fragmentHtml).toMatch(/<p id="simulation-status" hx-swap-oob="innerHTML" hx-nonce="[0-9a-f]{32}">Simulated 4 fixes/);
+    expect(fragmentHtml).toMatch(/<p id="simulation-status" hx-swap-oob="innerHTML" hx-nonce="[0-9a-f]{32}">Simulated 3 fixes/);
   });
 
   it('keeps ticks from other pages as hidden inputs, says when nothing is ticked, and shows a refused simulation in place', async () => {

@@ -167,14 +167,15 @@ export const selectionSize = (s: Selection) => s.rows.length + s.findings.length
 
 /**
  * The fixes to simulate: every ticked row whole, single findings of rows not ticked whole (a whole
- * row already fixes them), and every ticked library upgrade.
+ * row already fixes them), and upgrades of bundled libraries whose own row is not ticked whole (that
+ * row already fixes the library everywhere; naming its findings twice would count them twice).
  */
 export function fixesOf(s: Selection): Fix[] {
   const whole = new Set(s.rows);
   return [
     ...s.rows.map((item_key) => ({ item_key })),
     ...s.findings.filter(([item]) => !whole.has(item)).map(([item_key, finding_key]) => ({ item_key, finding_key })),
-    ...s.deps.map(([item_key, dependency]) => ({ item_key, dependency })),
+    ...s.deps.filter(([, library]) => !whole.has(library)).map(([item_key, dependency]) => ({ item_key, dependency })),
   ];
 }
 

@@ -18,7 +18,7 @@ import {
 import { pageLinks, shownText } from './views';
 
 const RANK_SIZE = 50;
-const RERANK_SIZE = 50;
+const RERANK_SIZE = 25;
 
 type SimulationResult = { kind: 'none' } | { kind: 'empty' } | { kind: 'refused'; message: string } | { kind: 'done'; sim: Simulation; fixes: number };
 
@@ -41,7 +41,7 @@ function summaryOf(result: SimulationResult): string {
 
 function SimulationView(props: { result: SimulationResult; path: string; keep: [string, string | number | null][]; roffset: number }) {
   const { result } = props;
-  if (result.kind === 'none') return <p class="muted">Tick fixes above and choose Simulate to see the projected scores.</p>;
+  if (result.kind === 'none') return <p class="muted">Tick fixes in the table below and choose Simulate to see the projected scores here.</p>;
   if (result.kind === 'empty') return <Notice kind="warn">{summaryOf(result)}</Notice>;
   if (result.kind === 'refused') return <Notice kind="error">{summaryOf(result)}</Notice>;
   const { sim } = result;
@@ -88,7 +88,7 @@ function SimulationView(props: { result: SimulationResult; path: string; keep: [
             caption="Remaining fixes, re-ranked by their gain from the projected scores"
             rows={rankPage}
             columns={[
-              { label: 'Fix', cell: (r) => <span class="wrap">#{r.rank} {r.name ?? r.item_key}</span> },
+              { label: 'Fix', cell: (r) => <><span class="wrap">#{r.rank} {r.name ?? r.item_key}</span><div class="small muted wrap mono">{r.item_key}</div></> },
               { label: 'Before', numeric: true, cell: (r) => (r.previous_rank == null ? '–' : `#${r.previous_rank}`) },
               { label: 'Gain (projected)', numeric: true, cell: (r) => r.gain.overall.toFixed(2) },
               { label: 'Fix version', cell: (r) => r.fix_version ?? '–' },
@@ -101,6 +101,22 @@ function SimulationView(props: { result: SimulationResult; path: string; keep: [
         </>
       ) : <p>No fix is left worth any points after these.</p>}
     </>
+  );
+}
+
+/** The Simulate button (htmx fetches only the result; without script the GET renders the page) and the ticks' count. */
+function SimulateBar(props: { path: string; nonce: string; offset: number; ticked: number; elsewhere: number; count?: boolean }) {
+  return (
+    <div class="toolbar simulate-bar">
+      <button
+        type="submit" class="btn btn-primary" name="simulate" value="1"
+        {...hx(props.nonce, { 'hx-get': props.path, 'hx-include': '#fixes-form', 'hx-target': '#simulation', 'hx-swap': 'innerHTML', 'hx-push-url': 'true' })}
+      >Simulate</button>
+      {props.ticked ? <a class="btn btn-secondary" href={hrefWith(props.path, [['offset', props.offset || null]])}>Clear ticks</a> : null}
+      <span class="small">
+        {props.ticked && props.count !== false ? `${formatCount(props.ticked)} tick${props.ticked === 1 ? '' : 's'} in all${props.elsewhere ? `, ${formatCount(props.elsewhere)} of them on other pages` : ''}.` : null}
+      </span>
+    </div>
   );
 }
 
@@ -166,7 +182,7 @@ function FixesTable(props: { page: RankPage; selection: Selection }) {
           <tr>
             <th scope="col">Fix</th>
             <th scope="col">Fix version</th>
-            <th scope="col" class="num">Reach</th>
+            <th scope="col">Reach</th>
             <th scope="col" class="num">Gain (points)</th>
             <th scope="col">Findings</th>
             <th scope="col">Bundled libraries</th>
@@ -176,8 +192,8 @@ function FixesTable(props: { page: RankPage; selection: Selection }) {
           {props.page.rows.map((row) => (
             <tr>
               <th scope="row"><FixCell row={row} ticked={whole.has(row.item_key)} /></th>
-              <td>{row.fix_version ?? <span class="muted">{row.kind === 'package' ? 'unknown' : 'not a version'}</span>}</td>
-              <td class="num">
+              <td>{row.fix_version ?? <span class="muted">{row.kind === 'package' ? 'unknown' : 'none (a migration)'}</span>}</td>
+              <td>
                 {formatCount(row.reach.count)} subject{row.reach.count === 1 ? '' : 's'}
                 <div class="small muted wrap">{row.reach.subjects.slice(0, 3).join(', ')}{row.reach.count > 3 ? ', …' : ''}</div>
               </td>
@@ -233,11 +249,15 @@ export const fixesRoutes = new Hono<DashEnv>()
       <>
         <PageTitle title={`Ranked fixes of ${portfolio.name}`} crumbs={[{ href: portfolioHref(projectId), label: 'Portfolios' }, { href: portfolioHref(projectId, portfolioId), label: portfolio.name }]} />
         <p>Each row is one thing to do: upgrade a package or migrate an algorithm, ranked by how much the portfolio's overall score would rise if that row alone were fixed. Tick rows, single findings or bundled libraries, then simulate them together.</p>
+        <p id="simulation-status" class="visually-hidden" aria-live="polite">{summaryOf(result)}</p>
         {page.rows.length ? (
           <form method="get" action={path} id="fixes-form">
             <input type="hidden" name="offset" value={String(offset)} />
             {selectionParams(elsewhere).map(([name, value]) => <input type="hidden" name={name} value={value} />)}
-            {ticked > 0 ? <p class="small">{formatCount(ticked)} tick{ticked === 1 ? '' : 's'} in all{selectionSize(elsewhere) ? `, ${formatCount(selectionSize(elsewhere))} of them on other pages` : ''}.</p> : null}
+            <SimulateBar path={path} nonce={c.var.nonce} offset={offset} ticked={ticked} elsewhere={selectionSize(elsewhere)} />
+            <div id="simulation" class="simulation">
+              <SimulationView result={result} path={path} keep={withoutRoffset} roffset={roffset} />
+            </div>
             <FixesTable page={page} selection={selection} />
             <nav class="pager" aria-label="Fix pages">
               <span>{shownText(offset, page.rows.length, page.total, 'fixes')}</span>
@@ -246,21 +266,11 @@ export const fixesRoutes = new Hono<DashEnv>()
                 {hasNext ? <button type="submit" class="btn btn-secondary btn-small" name="go" value={String(offset + RANK_SIZE)}>Next fixes</button> : null}
               </span>
             </nav>
-            <p class="toolbar">
-              <button
-                type="submit" class="btn btn-primary" name="simulate" value="1"
-                {...hx(c.var.nonce, { 'hx-get': path, 'hx-include': '#fixes-form', 'hx-target': '#simulation', 'hx-swap': 'innerHTML', 'hx-push-url': 'true' })}
-              >Simulate</button>
-              {ticked ? <a class="btn btn-secondary" href={hrefWith(path, [['offset', offset || null]])}>Clear ticks</a> : null}
-            </p>
+            <SimulateBar path={path} nonce={c.var.nonce} offset={offset} ticked={ticked} elsewhere={selectionSize(elsewhere)} count={false} />
           </form>
         ) : (
           <Empty><p>No fix is ranked: nothing in this portfolio's subjects costs points, or it has no subjects yet. Add members or upload a survey of a member subject.</p></Empty>
         )}
-        <p id="simulation-status" class="visually-hidden" aria-live="polite">{summaryOf(result)}</p>
-        <div id="simulation" class="simulation">
-          <SimulationView result={result} path={path} keep={withoutRoffset} roffset={roffset} />
-        </div>
       </>
     ));
   });
