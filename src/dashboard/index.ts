@@ -18,7 +18,9 @@ import { reportsRoutes } from './pages/reports';
 import { credentialsRoutes } from './pages/credentials';
 import { peopleRoutes } from './pages/people';
 import { settingsRoutes } from './pages/settings';
+import { portfolioRoutes } from './pages/portfolios/index';
 import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
+import { subjectRoutes } from './pages/subjects';
 import { messageResponse } from './respond';
 
 const PROJECT_PATH = /^\/projects\/([0-9a-fA-F-]{36})(?:\/|$)/;
@@ -61,6 +63,8 @@ export function dashboardApp(entry: Entry) {
   app.route('/', credentialsRoutes);
   app.route('/', peopleRoutes);
   app.route('/', settingsRoutes);
+  app.route('/', portfolioRoutes);
+  app.route('/', subjectRoutes);
 
   app.onError((error, c) => {
     if (error instanceof ApiRefusal) return refusalPage(c, error);
