@@ -14,27 +14,34 @@ export interface ApiAnswer<T> {
   headers: Headers;
 }
 
-/** What the API answered on error: the specification's error shape. */
+/** What the API answered on error: the specification's error shape (part 7; src/lib/errors.ts). */
 export interface ApiErrorBody {
-  error: { code: string; message: string; permission?: string; parameter?: string };
+  error: string;
+  status: number;
+  code: string;
+  permission?: string;
+  parameter?: string;
 }
+
+const messageIn = (body: ApiErrorBody | null | undefined): string | undefined => (typeof body?.error === 'string' ? body.error : undefined);
 
 /** A call the page cannot go on without that the API refused: the error page tells why (errors.tsx). */
 export class ApiRefusal extends Error {
   constructor(readonly status: number, readonly body: ApiErrorBody | null, readonly headers: Headers) {
-    super(body?.error?.message ?? `The API answered ${status}`);
+    super(messageIn(body) ?? `The API answered ${status}`);
   }
   get code(): string | undefined {
-    return this.body?.error?.code;
+    return typeof this.body?.code === 'string' ? this.body.code : undefined;
   }
 }
 
 export async function callApi<T>(
-  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string } = {},
+  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string; headers?: Record<string, string> } = {},
 ): Promise<ApiAnswer<T>> {
   const headers = new Headers({ 'x-request-id': c.var.requestId, accept: options.accept ?? 'application/json' });
   if (options.session) headers.set('authorization', `Bearer ${options.session}`);
   if (options.body !== undefined) headers.set('content-type', 'application/json');
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
   // The caller's address counts against the public routes' limits, as if it had called the API itself.
   const client = c.req.header('cf-connecting-ip');
   if (client) headers.set('cf-connecting-ip', client);
@@ -52,11 +59,11 @@ export async function callApi<T>(
 
 /** The signed-in page's calls: with its session, counted (Server-Timing). */
 export function api(c: DashContext) {
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> => {
+  const call = async <T>(method: string, path: string, body?: unknown, extra?: Record<string, string>): Promise<ApiAnswer<T>> => {
     const started = Date.now();
     c.set('apiCalls', (c.var.apiCalls ?? 0) + 1);
     try {
-      return await callApi<T>(c as unknown as Context<AppEnv>, c.var.entry, method, path, { session: c.var.session, body });
+      return await callApi<T>(c as unknown as Context<AppEnv>, c.var.entry, method, path, { session: c.var.session, body, headers: extra });
     } finally {
       c.set('apiMs', (c.var.apiMs ?? 0) + Date.now() - started);
     }
@@ -66,8 +73,8 @@ export function api(c: DashContext) {
     async get<T>(path: string): Promise<T> {
       return ok(await call<T>('GET', path));
     },
-    /** A change: the answer as it is, so a form can show a 400 beside its field. */
-    send: <T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown) => call<T>(method, path, body),
+    /** A change: the answer as it is, so a form can show a 400 beside its field (`headers`: e.g. an Idempotency-Key). */
+    send: <T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>) => call<T>(method, path, body, headers),
     /** A change the page cannot go on without. */
     async must<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
       return ok(await call<T>(method, path, body));
@@ -84,4 +91,4 @@ export function ok<T>(answer: ApiAnswer<T>): T {
 }
 
 /** The error message of a refused change, for a form. */
-export const messageOf = (answer: ApiAnswer<unknown>): string => (answer.body as ApiErrorBody | null)?.error?.message ?? `The service answered ${answer.status}.`;
+export const messageOf = (answer: ApiAnswer<unknown>): string => messageIn(answer.body as ApiErrorBody | null) ?? `The service answered ${answer.status}.`;

@@ -22,7 +22,7 @@ export function refusalPage(c: DashContext, refusal: ApiRefusal): Response {
     return c.redirect('/sign-in', 303);
   }
   if (code === 'permission_denied') {
-    const permission = refusal.body?.error.permission;
+    const permission = refusal.body?.permission;
     return messageResponse(c, {
       title: 'You cannot do this here', status: 403, retryHref: '/',
       message: permission ? `It needs the permission ${permission}, which none of your roles grants here. An administrator can give it to you.` : refusal.message,

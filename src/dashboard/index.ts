@@ -11,6 +11,7 @@ import type { DashEnv } from './context';
 import { refusalPage } from './errors';
 import { loadFrame, pageSession, toSignIn } from './frame';
 import { accountRoutes } from './pages/account';
+import { projectRoutes } from './pages/projects';
 import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
 import { messageResponse } from './respond';
 
@@ -47,6 +48,7 @@ export function dashboardApp(entry: Entry) {
 
   app.route('/', signInRoutes);
   app.route('/', accountRoutes);
+  app.route('/', projectRoutes);
 
   app.onError((error, c) => {
     if (error instanceof ApiRefusal) return refusalPage(c, error);
