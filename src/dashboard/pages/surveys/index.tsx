@@ -14,7 +14,7 @@ import { BundlesTable, type BundlePage } from './bundles';
 import { liveStream } from './live';
 import { JobPageView, type JobNotice } from './job';
 import {
-  apiQuery, cliLine, cursorLinks, filtersOf, JOB_COLUMNS, JOB_STATUSES, JOB_TYPES, JobRow, pageQuery, typeLabel, UploadHelp,
+  apiQuery, cliLine, cursorLinks, filtersOf, isSurvey, JOB_COLUMNS, JOB_STATUSES, JOB_TYPES, JobRow, pageQuery, typeLabel, UploadHelp,
   PAGE_SIZE, type Filters, type Job, type JobPage,
 } from './views';
 
@@ -45,6 +45,7 @@ function FilterForm(props: { action: string; filters: Filters }) {
         <input type="checkbox" id="filter-deleted" name="deleted" value="1" checked={f.deleted} />
         <label for="filter-deleted">Include deleted surveys</label>
       </div>
+      {f.limit !== PAGE_SIZE ? <input type="hidden" name="limit" value={String(f.limit)} /> : null}
       <button type="submit" class="btn btn-secondary">Apply</button>
     </form>
   );
@@ -62,6 +63,8 @@ async function listPage(c: DashContext) {
   if (firstPage && page.jobs[0]) live.set('newest', page.jobs[0].id);
   else if (firstPage) live.set('newest', '00000000-0000-0000-0000-000000000000');
   const unfiltered = !filters.type && !filters.status && !filters.deleted && firstPage;
+  // No survey yet (a new project has only its set-up job): say how to upload one.
+  const noSurveys = unfiltered && !page.pagination.hasMore && !page.jobs.some(isSurvey);
   return shellPage(c, { title: 'Surveys and jobs', area: 'Surveys' }, (
     <>
       <PageTitle title="Surveys and jobs">
@@ -76,13 +79,13 @@ async function listPage(c: DashContext) {
           <tbody id="jobs-rows">
             {page.jobs.map((job) => <JobRow job={job} projectId={projectId} timezone={frame.timezone} />)}
             {page.jobs.length ? null : (
-              <tr id="jobs-empty"><td colspan={JOB_COLUMNS.length}>{unfiltered ? 'No jobs yet: upload a bundle (below).' : <>No job matches these filters. <a href={base}>Show every job</a></>}</td></tr>
+              <tr id="jobs-empty"><td colspan={JOB_COLUMNS.length}>{unfiltered ? 'No jobs yet.' : <>No job matches these filters. <a href={base}>Show every job</a></>}</td></tr>
             )}
           </tbody>
         </table>
       </div>
       <Pager shown={`${formatCount(page.jobs.length)} of ${formatCount(page.pagination.total)} shown`} previous={links.previous} next={links.next} label="Pages of jobs" />
-      {unfiltered && !page.jobs.length ? <UploadHelp projectId={projectId} apiUrl={c.env.API_URL} mayCreatePass={holds(frame, 'project:edit')} /> : null}
+      {noSurveys ? <UploadHelp projectId={projectId} apiUrl={c.env.API_URL} mayCreatePass={holds(frame, 'project:edit')} /> : null}
     </>
   ));
 }

@@ -7,7 +7,7 @@ import { Tag, Time } from '../../components/common';
 export const JOB_TYPES = ['INVENTORY_SURVEY', 'RUNTIME_SURVEY', 'REPORT', 'UPLOAD', 'INSTANCE_STARTUP', 'PORTFOLIO_SNAPSHOT', 'PORTFOLIO_BACKFILL'] as const;
 export const JOB_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
 const SURVEY_TYPES: readonly string[] = ['INVENTORY_SURVEY', 'RUNTIME_SURVEY'];
-/** Rows on one page of the list (the limit is 100). */
+/** Rows on one page of the list unless the address asks for another number (at most 100, the limit). */
 export const PAGE_SIZE = 50;
 
 export interface Step {
@@ -81,7 +81,7 @@ export const JOB_COLUMNS = ['Job', 'Type', 'Status', 'Steps', 'Created'];
 
 // ---- the filters in the address ----
 
-export interface Filters { type: string; status: string; deleted: boolean; after?: string; before?: string }
+export interface Filters { type: string; status: string; deleted: boolean; limit: number; after?: string; before?: string }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -91,7 +91,9 @@ export function filtersOf(query: (name: string) => string | undefined): Filters 
   const status = (query('status') ?? '').toUpperCase();
   const after = query('after');
   const before = query('before');
+  const limit = Number(query('limit'));
   return {
+    limit: Number.isInteger(limit) && limit >= 1 && limit <= 100 ? limit : PAGE_SIZE,
     type: type === 'SURVEYS' || (JOB_TYPES as readonly string[]).includes(type) ? type : '',
     status: (JOB_STATUSES as readonly string[]).includes(status) ? status : '',
     deleted: query('deleted') === '1',
@@ -104,8 +106,8 @@ export function filtersOf(query: (name: string) => string | undefined): Filters 
 export const typesOf = (f: Filters): string[] => (f.type === 'SURVEYS' ? [...SURVEY_TYPES] : f.type ? [f.type] : []);
 
 /** The API's query for a page of the list: one row per top-level job, surveys with their steps. */
-export function apiQuery(f: Filters, limit = PAGE_SIZE): string {
-  const q = new URLSearchParams({ topLevel: 'true', limit: String(limit) });
+export function apiQuery(f: Filters): string {
+  const q = new URLSearchParams({ topLevel: 'true', limit: String(f.limit) });
   const types = typesOf(f);
   if (types.length) q.set('jobType', types.join(','));
   if (f.status) q.set('status', f.status);
@@ -121,6 +123,7 @@ export function pageQuery(f: Filters, cursor?: { after?: string; before?: string
   if (f.type) q.set('type', f.type);
   if (f.status) q.set('status', f.status);
   if (f.deleted) q.set('deleted', '1');
+  if (f.limit !== PAGE_SIZE) q.set('limit', String(f.limit));
   if (cursor?.after) q.set('after', cursor.after);
   if (cursor?.before) q.set('before', cursor.before);
   const s = q.toString();
