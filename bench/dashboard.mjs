@@ -152,8 +152,12 @@ async function measurePage(browser, signedIn, name, path) {
   return { name, path, status, bytes, elsewhere, interactive, loaded };
 }
 
-const kb = (n) => (n / 1024).toFixed(1);
-const ms = (n) => n.toFixed(0);
+function kb(n) {
+  return (n / 1024).toFixed(1);
+}
+function ms(n) {
+  return n.toFixed(0);
+}
 
 function printPages(rows) {
   console.log(`\nPages (${LOADS} loads each after a warm-up; first load with an empty cache, bytes gzipped)`);
