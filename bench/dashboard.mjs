@@ -90,10 +90,10 @@ async function makeScale(demoProjectId, session) {
   return {
     projectId, reportId, portfolioId,
     pages: {
-      'scale: report, red section (20,000 entries)': `${prefix}/reports/${reportId}?section=red`,
-      'scale: portfolio (1,000 subjects)': `${prefix}/portfolios/${portfolioId}`,
-      'scale: ranked fixes (1,000 subjects)': `${prefix}/portfolios/${portfolioId}/fixes`,
-      'scale: subjects (1,000)': `${prefix}/subjects`,
+      [`scale: report, red section (${ENTRIES} entries)`]: `${prefix}/reports/${reportId}?section=red`,
+      [`scale: portfolio (${SUBJECTS} subjects)`]: `${prefix}/portfolios/${portfolioId}`,
+      [`scale: ranked fixes (${SUBJECTS} subjects)`]: `${prefix}/portfolios/${portfolioId}/fixes`,
+      [`scale: subjects (${SUBJECTS})`]: `${prefix}/subjects`,
     },
   };
 }
@@ -292,7 +292,7 @@ function printInteractions(result) {
     const p95 = quantile(times, 0.95);
     console.log(`${what}: ${ms(quantile(times, 0.5))} / ${ms(p95)} / ${ms(Math.max(...times))} (${times.length} runs; target p95 ≤ ${target})${p95 > target ? '  MISSED' : ''}`);
   };
-  line('simulate 3 fixes (1,000 subjects)', result.simulate, TARGETS.simulateMs);
-  line('report search (20,000-entry section), from submit', result.search, TARGETS.searchMs);
+  line(`simulate 3 fixes (${SUBJECTS} subjects)`, result.simulate, TARGETS.simulateMs);
+  line(`report search (${ENTRIES}-entry section), from submit`, result.search, TARGETS.searchMs);
   line('job change on the open surveys page', result.job, TARGETS.jobMs);
 }

@@ -139,3 +139,53 @@ describe('signing in on the dashboard host', () => {
     expect(missing.headers.get('content-type')).toMatch(/^text\/html/);
   });
 });
+
+describe('the frame\'s guards', () => {
+  it('a value that would climb the API\'s address (`..`) calls nothing: removing a member named .. leaves the portfolio', async () => {
+    const tenant = await newTenant('climb');
+    const P = `/api/v1/project/${tenant.projectId}`;
+    // The project's storage is set up in the background after it is created.
+    let created: { portfolio_id?: string } = {};
+    for (let attempt = 0; attempt < 100 && !created.portfolio_id; attempt++) {
+      const res = await api(`${P}/v1/portfolio`, { token: tenant.token, body: { name: 'Kept', members: [{ type: 'subject', value: 'shop' }] } });
+      if (res.status === 201 || res.status === 200) created = await res.json<any>();
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    // The API refuses such a member in the first place.
+    expect((await api(`${P}/v1/portfolio`, { token: tenant.token, body: { name: 'Dots', members: [{ type: 'subject', value: '..' }] } })).status).toBe(400);
+    const cookie = await signInThroughDashboard(tenant.user.email);
+    const res = await post(`/projects/${tenant.projectId}/portfolios/${created.portfolio_id}/members/remove`, { type: 'subject', value: '..' }, { ...FROM_DASHBOARD, cookie });
+    expect(res.status).toBe(404);
+    const list = await (await api(`${P}/v1/portfolio`, { token: tenant.token, method: 'GET' })).json<any>();
+    expect(list.portfolios.map((p: { portfolio_id: string }) => p.portfolio_id)).toContain(created.portfolio_id);
+  });
+
+  it('/projects/<not an id>/… is a 404 page, not the session\'s own project', async () => {
+    const tenant = await newTenant('not-an-id');
+    const cookie = await signInThroughDashboard(tenant.user.email);
+    for (const path of ['/projects/abc/credentials', '/projects/------------------------------------/subjects']) {
+      const res = await visit(path, { headers: { cookie } });
+      expect(res.status, path).toBe(404);
+      expect(h1Of(await res.text())).toBe('Not found');
+    }
+    expect((await visit('/projects', { headers: { cookie } })).status).toBe(200);
+  });
+
+  it('an htmx fragment or a live stream without a session is not a page to return to', async () => {
+    const fragment = await visit('/profile', { headers: { 'hx-request': 'true' } });
+    expect(fragment.status).toBe(401);
+    expect(fragment.headers.get('hx-redirect')).toBe('/sign-in');
+    expect(fragment.headers.get('set-cookie') ?? '').not.toContain('posture-return');
+    const stream = await visit('/profile', { headers: { accept: 'text/event-stream' } });
+    expect(stream.status).toBe(401);
+  });
+
+  it('a malformed Referer or an unknown timezone in the display cookie is not a 500', async () => {
+    const tenant = await newTenant('odd-headers');
+    const cookie = await signInThroughDashboard(tenant.user.email);
+    const themed = await post('/preferences/theme', { theme: 'dark' }, { ...FROM_DASHBOARD, cookie, referer: 'http://[not a url' });
+    expect(themed.status).toBe(303);
+    const odd = await visit('/profile', { headers: { cookie: `${cookie}; __Host-posture-display=tz%3DNot%2FA_Zone%26theme%3Ddark` } });
+    expect(odd.status).toBe(200);
+  });
+});

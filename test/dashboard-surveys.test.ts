@@ -123,7 +123,8 @@ describe('the surveys and jobs list', () => {
     const res = await submit(`/projects/${t.projectId}/upload-pass`, cookie);
     const html = await expectPage(res, 200, 'Your upload pass');
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const secret = /<code class="value" id="upload-pass"[^>]*>([^<]+)<\/code>/.exec(html)![1]!;
+    const secret = /<input class="input value" id="upload-pass" readonly="" value="([^"]+)"/.exec(html)![1]!;
+    expect(html).toContain('<label class="label" for="upload-pass">Upload pass</label>');
     expect(secret).toMatch(/^ey/);
     expect(html).toContain('data-copy="upload-pass"');
     expect(html).toContain('id="upload-pass-copied" aria-live="polite"');
@@ -299,10 +300,10 @@ describe('the job stream passed through the dashboard', () => {
     expect(await readStream(res, (text) => text.includes('connected'), 2000)).toContain(': connected');
   });
 
-  it('without a cookie it leads to sign-in, and another organization\'s project gives nothing (404)', async () => {
+  it('without a cookie it ends at once (401: a stream is no page to return to after signing in), and another organization\'s project gives nothing (404)', async () => {
     const anonymous = await visit(`/projects/${t.projectId}/surveys/live`, { headers: { accept: 'text/event-stream' } });
-    expect(anonymous.status).toBe(303);
-    expect(anonymous.headers.get('location')).toBe('/sign-in');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('set-cookie') ?? '').not.toContain('posture-return');
     const stranger = await page(`/projects/${t.projectId}/surveys/live`, strangerCookie, { accept: 'text/event-stream' });
     expect(stranger.status).toBe(404);
     expect(stranger.headers.get('content-type')).toMatch(/^text\/html/);

@@ -223,7 +223,11 @@ export async function switchSession(db: ControlDb, env: Env, from: SwitchFrom, p
   const reachable = project ? await reachableProjectIds(db.$client, from.orgId, from.userId) : [];
   if (!project || !reachable.includes(project.id)) throw new ApiError('not_found', 'No project with this id is reachable in the organization.');
   const expiresAt = await signInExpiry(db, from.signInJti);
-  await db.update(users).set({ lastContext: { orgId: from.orgId, projectId: project.id } }).where(eq(users.id, from.userId));
+  // Written only when it changes: a page view in a second tab switches back and forth.
+  const person = await db.query.users.findFirst({ where: eq(users.id, from.userId) });
+  if (person?.lastContext?.orgId !== from.orgId || person.lastContext.projectId !== project.id) {
+    await db.update(users).set({ lastContext: { orgId: from.orgId, projectId: project.id } }).where(eq(users.id, from.userId));
+  }
   const held = await db.query.credentials.findFirst({
     where: and(eq(credentials.parentJti, from.signInJti), eq(credentials.kind, 'session'), eq(credentials.orgId, from.orgId), eq(credentials.projectId, project.id), isNull(credentials.revokedAt)),
   });

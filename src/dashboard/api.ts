@@ -56,6 +56,9 @@ export async function fetchApi(
   const client = c.req.header('cf-connecting-ip');
   if (client) headers.set('cf-connecting-ip', client);
   const url = new URL(path, c.req.url);
+  // A value from the address or a form interpolated as `..` or `.` (a member, a subject name) would
+  // otherwise climb to its parent (`…/member/..` is the portfolio itself): such a path is not called.
+  if (url.pathname !== path.split('?')[0]) throw new ApiRefusal(404, { error: 'There is nothing at this address.', code: 'not_found' }, new Headers());
   return entry(new Request(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }), c.env, c.executionCtx as ExecutionContext);
 }
 

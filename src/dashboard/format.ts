@@ -6,16 +6,20 @@ export function formatTime(iso: string | null | undefined, timezone: string): st
   if (!iso) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  let formatter = formatters.get(timezone);
-  if (!formatter) {
-    try {
-      formatter = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
-    } catch {
-      formatter = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
-    }
+  return formatterFor(timezone).format(date);
+}
+
+/** One formatter per zone the runtime knows (an unknown one, from a cookie, is UTC and is not kept). */
+function formatterFor(timezone: string): Intl.DateTimeFormat {
+  const known = formatters.get(timezone);
+  if (known) return known;
+  try {
+    const formatter = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
     formatters.set(timezone, formatter);
+    return formatter;
+  } catch {
+    return formatterFor('UTC');
   }
-  return formatter.format(date);
 }
 
 export const formatCount = (n: number | null | undefined): string => (n == null ? '' : n.toLocaleString('en-US'));

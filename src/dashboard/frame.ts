@@ -2,7 +2,8 @@
 // session (three calls side by side: the profile, the projects reached, the permissions). Times and the
 // theme come from the display cookie, so they cost no call. A project page first moves the session to
 // the project its address names (reusing the sign-in's session there), so two tabs on two projects both
-// work.
+// work; the switch's answer names the person, so such a page skips the profile call (at most three
+// calls for the frame either way).
 import { decodeJwt } from 'jose';
 import { api, ApiRefusal, callApi } from './api';
 import type { DashContext, Frame } from './context';
@@ -11,7 +12,10 @@ import { displayOf, forgetSession, keepReturn, keepSession, sessionOf } from './
 interface Profile { id: string; email: string; name: string }
 interface MyProjects { org_uuid: string; org_name: string; projects: { uuid: string; name: string }[] }
 interface Permissions { orgPermissions: string[]; projectPermissions: Record<string, string[]> }
-interface Switched { jwt: string; expiresAt: string }
+interface Switched { jwt: string; expiresAt: string; user: Profile }
+
+/** The session a page acts with, and the person when a switch already named them. */
+export interface PageSession { token: string; user?: Profile }
 
 /** The claims the page needs to know where it is (the API verifies the token on every call). */
 const claimsOf = (session: string) => {
@@ -23,7 +27,7 @@ const claimsOf = (session: string) => {
  * The session this page acts with, or null (not signed in: the caller leads to sign-in). On a project
  * page whose project is not the session's, the session is switched and the cookie follows.
  */
-export async function pageSession(c: DashContext, projectId?: string): Promise<string | null> {
+export async function pageSession(c: DashContext, projectId?: string): Promise<PageSession | null> {
   const session = sessionOf(c);
   if (!session) return null;
   let claims;
@@ -33,20 +37,20 @@ export async function pageSession(c: DashContext, projectId?: string): Promise<s
     forgetSession(c);
     return null;
   }
-  if (!projectId || claims.projectId === projectId) return session;
+  if (!projectId || claims.projectId === projectId) return { token: session };
   const answer = await callApi<Switched>(c as never, c.var.entry, 'POST', `/api/v1/project/${encodeURIComponent(projectId)}/session`, { session });
   c.set('apiCalls', (c.var.apiCalls ?? 0) + 1);
   if (answer.status !== 200) throw new ApiRefusal(answer.status, answer.body as never, answer.headers);
   keepSession(c, answer.body.jwt, answer.body.expiresAt);
-  return answer.body.jwt;
+  return { token: answer.body.jwt, user: answer.body.user };
 }
 
-export async function loadFrame(c: DashContext, session: string): Promise<Frame> {
+export async function loadFrame(c: DashContext, { token: session, user: known }: PageSession): Promise<Frame> {
   c.set('session', session);
   const { userId, projectId } = claimsOf(session);
   const calls = api(c);
   const [user, mine, permissions] = await Promise.all([
-    calls.get<Profile>('/api/v1/user'),
+    known ?? calls.get<Profile>('/api/v1/user'),
     calls.get<MyProjects>('/api/v1/user/project'),
     calls.get<Permissions>(`/api/v1/org/${claimsOf(session).orgId}/user/${userId}/permission`),
   ]);
@@ -65,8 +69,16 @@ export async function loadFrame(c: DashContext, session: string): Promise<Frame>
   };
 }
 
-/** Leads to sign-in, coming back to this page afterwards. */
+/**
+ * Leads to sign-in, coming back to this page afterwards. A fragment htmx asked for is told to load the
+ * sign-in page itself (HX-Redirect), and a live stream just ends (401): neither is a page to come back to.
+ */
 export function toSignIn(c: DashContext): Response {
+  if (c.req.header('accept')?.includes('text/event-stream')) return c.body(null, 401);
+  if (c.req.header('hx-request') === 'true') {
+    c.header('HX-Redirect', '/sign-in');
+    return c.body(null, 401);
+  }
   if (c.req.method === 'GET') {
     const url = new URL(c.req.url);
     keepReturn(c, url.pathname + url.search);

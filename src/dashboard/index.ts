@@ -24,7 +24,9 @@ import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
 import { subjectRoutes } from './pages/subjects';
 import { messageResponse } from './respond';
 
-const PROJECT_PATH = /^\/projects\/([0-9a-fA-F-]{36})(?:\/|$)/;
+const PROJECT_PATH = /^\/projects\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/|$)/i;
+/** The organization-level routes under /projects/ (the list's own forms); any other segment there must be a project id. */
+const PROJECTS_LIST_PATH = /^\/projects(?:\/(?:go|rename|delete|restore))?\/?$/;
 
 /** A form post from another site (or with no Origin a browser would send) changes nothing. */
 const sameOrigin: MiddlewareHandler<DashEnv> = async (c, next) => {
@@ -41,6 +43,10 @@ const signedIn: MiddlewareHandler<DashEnv> = async (c, next) => {
   const session = await pageSession(c, projectId);
   if (!session) return toSignIn(c);
   c.set('frame', await loadFrame(c, session));
+  // `/projects/abc/…` names no project: it must not fall through to the session's own.
+  if (!projectId && c.req.path.startsWith('/projects/') && !PROJECTS_LIST_PATH.test(c.req.path)) {
+    return messageResponse(c, { title: 'Not found', status: 404, message: 'There is nothing at this address that you can see.', retryHref: '/' });
+  }
   return next();
 };
 

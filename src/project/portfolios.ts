@@ -62,6 +62,8 @@ export function memberOf(input: unknown): Member {
   if (type !== 'subject' && type !== 'package') throw invalidRequest('A member\'s type is "subject" or "package".');
   if (typeof value !== 'string' || !value.trim()) throw invalidRequest('A member\'s value is a non-blank string: a subject name, or a package URL without a version.');
   if (value.length > 2048) throw invalidRequest('A member\'s value is at most 2048 characters.');
+  // `.` and `..` would be path segments, not names, in every address of the subject.
+  if (type === 'subject' && /^\.{1,2}$/.test(value.trim())) throw invalidRequest('"." and ".." cannot name a subject.');
   if (type === 'subject') return { type, value: value.trim() };
   let purl: PackageURL;
   try {

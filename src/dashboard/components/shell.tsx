@@ -50,7 +50,7 @@ export function Shell(props: ShellProps) {
           <div class="where">
             <a href="/organizations" class="wrap" title="Switch organization">{frame.orgName}</a>
             {frame.projects.length ? (
-              <form method="get" action="/projects/go" role="search" aria-label="Switch project">
+              <form method="get" action="/projects/go" aria-label="Switch project">
                 <label class="visually-hidden" for="project-switch">Project</label>
                 <select class="select" id="project-switch" name="project">
                   {frame.projects.map((p) => (

@@ -18,8 +18,12 @@ const form = async (c: DashContext): Promise<Record<string, string>> => {
 
 /** Back to the page the form was on (its own address only), else `fallback`. */
 const back = (c: DashContext, fallback: string) => {
-  const referer = c.req.header('referer');
-  const url = referer ? new URL(referer, c.req.url) : null;
+  let url: URL | null = null;
+  try {
+    url = new URL(c.req.header('referer') ?? '', c.req.url);
+  } catch {
+    url = null;
+  }
   return url && url.origin === new URL(c.req.url).origin ? safeReturn(url.pathname + url.search) ?? fallback : fallback;
 };
 

@@ -183,9 +183,9 @@ export const surveyRoutes = new Hono<DashEnv>()
         <PageTitle title="Your upload pass" crumbs={[{ href: `/projects/${projectId}/surveys`, label: 'Surveys' }]} />
         <Notice kind="warn">Copy it now: it is shown this once and cannot be read again. It expires {created.expiresAt.slice(0, 10)}; cancel it under Credentials.</Notice>
         <div class="field">
-          <p class="label" id="upload-pass-label">Upload pass</p>
+          <label class="label" for="upload-pass">Upload pass</label>
           <div class="secret">
-            <code class="value" id="upload-pass" aria-labelledby="upload-pass-label">{created.jwt}</code>
+            <input class="input value" id="upload-pass" readonly value={created.jwt} />
             <button type="button" class="btn btn-secondary" data-copy="upload-pass">Copy</button>
           </div>
           <p class="small" id="upload-pass-copied" aria-live="polite"></p>

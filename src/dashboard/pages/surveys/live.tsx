@@ -20,7 +20,7 @@ const encoder = new TextEncoder();
 
 /** One SSE message: the id hx-sse sends back on reconnect, and HTML as data lines. */
 const message = (id: string | null, html: string) =>
-  encoder.encode(`${id ? `id: ${id}\n` : ''}${html.split(/\r?\n/).map((line) => `data: ${line}`).join('\n')}\n\n`);
+  encoder.encode(`${id ? `id: ${id}\n` : ''}${html.split(/\r\n|\r|\n/).map((line) => `data: ${line}`).join('\n')}\n\n`);
 
 interface LiveOptions {
   projectId: string;
@@ -51,9 +51,16 @@ export async function liveStream(c: DashContext, options: LiveOptions): Promise<
   const upstream = await openApiStream(c, projectId);
   // What the page may hold now: its rows as they are (after the stream opened, so nothing falls between).
   const calls = api(c);
-  const current: JobPage = options.jobId
-    ? { jobs: [await calls.get<Job>(`/api/v1/project/${projectId}/v1/job/${options.jobId}`)], pagination: { firstId: null, lastId: null, hasMore: false, total: 1 } }
-    : await calls.get<JobPage>(`/api/v1/project/${projectId}/v1/job?${apiQuery(filters)}`);
+  let current: JobPage;
+  try {
+    current = options.jobId
+      ? { jobs: [await calls.get<Job>(`/api/v1/project/${projectId}/v1/job/${options.jobId}`)], pagination: { firstId: null, lastId: null, hasMore: false, total: 1 } }
+      : await calls.get<JobPage>(`/api/v1/project/${projectId}/v1/job?${apiQuery(filters)}`);
+  } catch (refused) {
+    // The API's stream is closed, not left open behind a page that failed.
+    await upstream.body?.cancel().catch(() => undefined);
+    throw refused;
+  }
 
   // The newest job already on top of the page: the page's, or the last message's id after a reconnect.
   const resumed = c.req.header('last-event-id');
