@@ -3,7 +3,9 @@
 // The local state is kept in .wrangler/state, or in $PERSIST_TO (a throwaway instance beside another).
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { devCall, ensureDevVars, forwardIpv6Loopback, localBase, root, startWranglerDev, waitForService, wrangler } from './local.mjs';
+import {
+  dashboardAddress, devCall, ensureDevVars, forwardIpv6Loopback, historyMovements, localBase, root, signInLinkLines, startWranglerDev, waitForService, wrangler,
+} from './local.mjs';
 
 // Sample data for the demo project, uploaded once through the real client and pipeline.
 const SAMPLES = [
@@ -13,8 +15,9 @@ const SAMPLES = [
   ['test/fixtures/sbom/maven__dependency-track-apiserver-4.5.0.cdx-1.4.json', 'dependency-track'],
   ['scripts/demo/payments-gateway.cbom.json', 'payments-gateway'],
 ];
-// Then, once the first round is scored: a portfolio, two ratings and a second survey of one subject,
-// so the portfolio has scores, ranked fixes and a history with a membership, a rating and a survey movement.
+// The demo portfolio exists before the first upload, so its history is made of what happened to it:
+// surveys of its members, ratings, a membership change and a second survey of one subject (at least five
+// movements per axis, docs/scoring.md "History"), then the daily snapshot.
 const DEMO_PORTFOLIO = {
   name: 'Customer-facing',
   members: [
@@ -26,8 +29,12 @@ const DEMO_PORTFOLIO = {
 };
 const RATINGS = [
   ['payments-gateway', 'high', 'Takes card payments from customers: PCI DSS scope.'],
+  ['nginx', 'high', 'Terminates TLS for every customer request.'],
   ['dependency-track', 'low', 'An internal tool, reachable only from the office network.'],
 ];
+/** Added to the demo portfolio after the ratings (a membership movement), then rated. */
+const ADDED_MEMBER = { type: 'subject', value: 'kafka' };
+const ADDED_RATING = ['kafka', 'low', 'An event bus inside the private network; no customer reaches it.'];
 const SECOND_ROUND = ['scripts/demo/payments-gateway-3.3.0.cbom.json', 'payments-gateway'];
 /** How long seeding waits for a scoring to finish. */
 const SCORING_WAIT_MS = 60_000;
@@ -49,8 +56,9 @@ const imported = await new Promise((resolve) => {
 });
 if (!imported) console.error('The starter vulnerability data could not be imported: the demo project will show no known vulnerabilities.');
 
-// The MCP server's OAuth issuer and resource follow the port (README: connect to http://localhost:<port>/mcp).
-const dev = startWranglerDev({ port, persistTo, inherit: true, vars: { API_URL: `http://localhost:${port}` } });
+// The MCP server's OAuth issuer and resource follow the port (README: connect to http://localhost:<port>/mcp),
+// and so does the dashboard (its sign-in links, the origin its forms must come from).
+const dev = startWranglerDev({ port, persistTo, inherit: true, vars: { API_URL: `http://localhost:${port}`, DASHBOARD_URL: dashboardAddress(port) } });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));
 dev.on('exit', (code) => process.exit(code ?? 0));
 // localhost is both loopback addresses: wrangler takes 127.0.0.1, this takes ::1.
@@ -71,10 +79,17 @@ try {
     ].join('\n'),
   );
   const demo = await demoClient(seeded.projectId);
-  if (await uploadSamples(demo)) await seedPortfolio(demo);
+  await seedDemoData(demo);
   console.error(await demoSummary(demo));
 } catch (error) {
   console.error(String(error.message ?? error));
+}
+// Last: where the dashboard is and a one-time link that signs the demo admin in (valid 15 minutes).
+try {
+  const link = await devCall(base, '/api/v1/dev/sign-in-link');
+  console.error(['', `Dashboard: ${dashboardAddress(port)}`, ...signInLinkLines(link, { port }), ''].join('\n'));
+} catch (error) {
+  console.error(`No sign-in link: ${error.message ?? error}`);
 }
 
 /** Calls the demo project's API as the seeded admin (a session: ratings need one). */
@@ -105,18 +120,41 @@ async function upload(demo, pass, [file, target]) {
   return code === 0;
 }
 
-/** Uploads the sample bundles into the demo project when it has no survey yet; true when it did. */
-async function uploadSamples(demo) {
+/**
+ * Seeds the demo project once, when it has no survey yet: the demo portfolio, then each sample uploaded
+ * through the real client, ratings, a membership change and a second survey, each scored before the next
+ * (so each is a movement of its own in the portfolios' history), then the daily snapshot.
+ */
+async function seedDemoData(demo) {
   let jobs;
   for (let attempt = 0; attempt < 50; attempt++) {
     jobs = await demo.raw('GET', '/v1/job?topLevel=true&jobType=INVENTORY_SURVEY,RUNTIME_SURVEY&limit=1');
     if (jobs.status !== 503) break; // the project's storage is being set up
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
-  if (!jobs.ok || (await jobs.json()).pagination.total > 0) return false;
+  if (!jobs.ok || (await jobs.json()).pagination.total > 0) return;
   demo.pass = (await demo.call('POST', '/credential/spice-pass', { duration_days: 1, name: 'Demo data' })).jwt;
-  for (const sample of SAMPLES) await upload(demo, demo.pass, sample);
-  return true;
+  const existing = [...(await portfoliosOf(demo)).values()];
+  const portfolio = existing.find((p) => p.name === DEMO_PORTFOLIO.name && !p.is_implicit) ?? (await demo.call('POST', '/v1/portfolio', DEMO_PORTFOLIO));
+  const implicit = existing.find((p) => p.is_implicit);
+  const members = new Set(DEMO_PORTFOLIO.members.filter((m) => m.type === 'subject').map((m) => m.value));
+  /** Runs `action`, then waits until the portfolios it touches (the built-in one unless `demoOnly`, the demo one when `touchesDemo`) are scored again. */
+  const step = async (what, touchesDemo, action, demoOnly = false) => {
+    const ids = [...(demoOnly ? [] : [implicit.portfolio_id]), ...(touchesDemo ? [portfolio.portfolio_id] : [])];
+    const before = new Map([...(await portfoliosOf(demo)).values()].map((p) => [p.portfolio_id, p.scored_at]));
+    const done = await action();
+    if (done !== false) await scored(demo, ids, `the rescoring after ${what}`, before);
+  };
+  for (const sample of SAMPLES) await step(`the survey of ${sample[1]}`, members.has(sample[1]), () => upload(demo, demo.pass, sample));
+  for (const [subject, value, rationale] of RATINGS) {
+    await step(`rating ${subject}`, members.has(subject), () => demo.call('PUT', `/v1/subject/${encodeURIComponent(subject)}/criticality`, { value, rationale }));
+  }
+  await step(`adding ${ADDED_MEMBER.value}`, true, () => demo.call('POST', `/v1/portfolio/${portfolio.portfolio_id}/member`, ADDED_MEMBER), true);
+  const [subject, value, rationale] = ADDED_RATING;
+  await step(`rating ${subject}`, true, () => demo.call('PUT', `/v1/subject/${encodeURIComponent(subject)}/criticality`, { value, rationale }));
+  await step(`the second survey of ${SECOND_ROUND[1]}`, true, () => upload(demo, demo.pass, SECOND_ROUND));
+  console.error(`Demo data: portfolio "${portfolio.name}", ${RATINGS.map(([s, v]) => `${s} rated ${v}`).join(', ')}, ${ADDED_MEMBER.value} added and rated ${ADDED_RATING[1]}, ${SECOND_ROUND[1]} surveyed again.`);
+  await dailySnapshot(demo);
 }
 
 function sleep(ms) {
@@ -154,22 +192,6 @@ async function scored(demo, ids, what, since = new Map()) {
   });
 }
 
-/** The demo portfolio, ratings and a second survey (history: membership, rating, survey). */
-async function seedPortfolio(demo) {
-  const created = await demo.call('POST', '/v1/portfolio', DEMO_PORTFOLIO);
-  const implicit = [...(await portfoliosOf(demo)).values()].find((p) => p.is_implicit);
-  const ids = [implicit.portfolio_id, created.portfolio_id];
-  await scored(demo, ids, `the portfolios "${implicit.name}" and "${created.name}" to be scored`);
-  for (const [subject, value, rationale] of RATINGS) {
-    await demo.call('PUT', `/v1/subject/${encodeURIComponent(subject)}/criticality`, { value, rationale });
-  }
-  await scored(demo, ids, 'the rescoring after the ratings');
-  const before = new Map([...(await portfoliosOf(demo)).values()].map((p) => [p.portfolio_id, p.scored_at]));
-  if (await upload(demo, demo.pass, SECOND_ROUND)) await scored(demo, ids, 'the rescoring after the second survey', before);
-  console.error(`Demo data: portfolio "${created.name}" created, ${RATINGS.map(([s, v]) => `${s} rated ${v}`).join(', ')}, ${SECOND_ROUND[1]} surveyed again.`);
-  await dailySnapshot(demo);
-}
-
 /** Runs the daily cron once (wrangler dev --test-scheduled): each portfolio gets a snapshot point and a posture report. */
 async function dailySnapshot(demo) {
   const res = await fetch(`${base}/__scheduled?cron=${encodeURIComponent('17 3 * * *')}`);
@@ -191,5 +213,7 @@ async function demoSummary(demo) {
   const [top] = (await demo.call('GET', `/v1/portfolio/${id}/rank?limit=1&summary=true`)).rows;
   const shown = (n) => (n === null || n === undefined ? 'none' : Number(n).toFixed(1));
   const fix = top ? `top ranked fix ${top.item_key} (gain +${shown(top.gain?.overall ?? top.gain)})` : 'no ranked fixes';
-  return `Demo portfolio "${portfolio.name}": overall ${shown(state.score.score)} (${state.score.band ?? 'no band'}), ${fix}; see /api/v1/project/${demo.projectId}/v1/portfolio/${id}/state (/rank, /history).`;
+  const moved = historyMovements((await demo.call('GET', `/v1/portfolio/${id}/history`)).rows);
+  const history = Object.entries(moved).map(([axis, n]) => `${n} ${axis}`).join(', ');
+  return `Demo portfolio "${portfolio.name}": overall ${shown(state.score.score)} (${state.score.band ?? 'no band'}), ${fix}, history movements ${history || 'none'}; see /api/v1/project/${demo.projectId}/v1/portfolio/${id}/state (/rank, /history).`;
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -133,3 +134,47 @@ export async function devCall(base, path, body = {}) {
 }
 
 export const localBase = (port = process.env.PORT || 8787) => `http://127.0.0.1:${port}`;
+
+/** The dashboard's address on a local instance (DASHBOARD_URL, which `npm run dev` sets to follow the port). */
+export const dashboardAddress = (port = process.env.PORT || 8787) => `http://dashboard.localhost:${port}`;
+
+/**
+ * `npm run dev:link [-- --email X] [--port N]`'s arguments: whom the link signs in (the demo admin when
+ * left out) and the instance's port ($PORT, else 8787). Throws on anything else, with the usage.
+ */
+export function devLinkArgs(argv, env = process.env) {
+  const usage = 'usage: npm run dev:link [-- --email someone@example.com] [--port 8787]';
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { email: { type: 'string' }, port: { type: 'string' } }, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new Error(`${error.message}\n${usage}`);
+  }
+  const port = Number(parsed.port ?? env.PORT ?? 8787);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`not a port: ${parsed.port ?? env.PORT}\n${usage}`);
+  const email = parsed.email?.trim();
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new Error(`not an email address: ${parsed.email}\n${usage}`);
+  return { email: email || undefined, port };
+}
+
+/** How `npm run dev` and `npm run dev:link` show a link from POST /api/v1/dev/sign-in-link: the lines to print. */
+export function signInLinkLines(link, { port = 8787, now = Date.now() } = {}) {
+  const minutes = Math.max(0, Math.round((Date.parse(link.expiresAt) - now) / 60_000));
+  const again = `${Number(port) === 8787 ? '' : `PORT=${port} `}npm run dev:link`;
+  return [
+    `Sign in to the dashboard as ${link.email} with this one-time link (valid ${minutes} minutes; a fresh one: ${again}):`,
+    `  ${link.url}`,
+  ];
+}
+
+/** How many times each axis's score moved in a portfolio's history rows (oldest first): rows whose score differs from the axis's previous row. */
+export function historyMovements(rows) {
+  const last = new Map();
+  const moved = {};
+  for (const { axis, score } of rows) {
+    moved[axis] ??= 0;
+    if (last.has(axis) && last.get(axis) !== score) moved[axis]++;
+    last.set(axis, score);
+  }
+  return moved;
+}

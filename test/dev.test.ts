@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { app } from '../src/app';
 import { DEMO } from '../src/routes/dev';
+import { cookieOf, DASHBOARD, expectPage, page, post } from './dashboard';
 import { dataTenant } from './data-plane';
 import { api, expectError, json, uniqueEmail } from './helpers';
 import { P } from './pipeline';
@@ -35,6 +36,63 @@ describe('local development routes', () => {
   it('answers 401 without the secret or with a wrong one', async () => {
     await expectError(await dev('/api/v1/dev/session', {}, null), 401, 'unauthorized');
     await expectError(await dev('/api/v1/dev/session', {}, 'wrong'), 401, 'unauthorized');
+    await expectError(await dev('/api/v1/dev/sign-in-link', {}, null), 401, 'unauthorized');
+    await expectError(await dev('/api/v1/dev/sign-in-link', {}, 'wrong'), 401, 'unauthorized');
+  });
+
+  describe('a one-time dashboard sign-in link (npm run dev, npm run dev:link)', () => {
+    const tokenOf = (url: string) => decodeURIComponent(new URL(url).hash.slice('#token='.length));
+    const linkRow = (token: string) => {
+      const { jti } = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { jti: string };
+      return env.DB.prepare('SELECT email, created_at, expires_at, used_at FROM sign_in_links WHERE jti = ?').bind(jti)
+        .first<{ email: string; created_at: string; expires_at: string; used_at: string | null }>();
+    };
+
+    it('is recorded as an emailed link is: the demo admin by default, valid 15 minutes, on the dashboard address', async () => {
+      await dev('/api/v1/dev/seed');
+      const before = Date.now();
+      const link = await json(await dev('/api/v1/dev/sign-in-link'));
+      expect(link.email).toBe(DEMO.adminEmail);
+      expect(link.url.startsWith(`${DASHBOARD}/sign-in#token=`)).toBe(true);
+      const row = await linkRow(tokenOf(link.url));
+      expect(row).toMatchObject({ email: DEMO.adminEmail, used_at: null });
+      expect((Date.parse(row!.expires_at) - Date.parse(row!.created_at)) / 60_000).toBe(15);
+      // The token stops working when the row does (to the second).
+      expect(Date.parse(link.expiresAt)).toBe(Math.floor(Date.parse(row!.expires_at) / 1000) * 1000);
+      expect(Date.parse(row!.created_at)).toBeGreaterThanOrEqual(before - 1000);
+    });
+
+    it('signs in once through the dashboard, into the demo project; used again it does not work', async () => {
+      const link = await json(await dev('/api/v1/dev/sign-in-link'));
+      const token = tokenOf(link.url);
+      const first = await post('/session', { token });
+      expect(first.status).toBe(303);
+      const cookie = cookieOf(first)!.split(';')[0]!;
+      // The dashboard opens on the demo project.
+      const home = await page('/', cookie);
+      expect([home.status, home.headers.get('location')]).toEqual([303, `/projects/${DEMO.projectId}`]);
+      expect(await expectPage(await page('/profile', cookie), 200, /.+/)).toContain(DEMO.projectName);
+      expect((await linkRow(token))!.used_at).not.toBeNull();
+      const again = await post('/session', { token });
+      expect(again.status).toBe(400);
+      expect(await again.text()).toContain('This sign-in link does not work');
+      expect(cookieOf(again)).toBeNull();
+      // The API's own exchange refuses it too.
+      await expectError(await api('/api/v1/auth/sign-in/exchange', { body: { token } }), 401, 'token_revoked');
+    });
+
+    it('signs another person up when used, as an emailed link does', async () => {
+      const email = uniqueEmail('dev-link');
+      const link = await json(await dev('/api/v1/dev/sign-in-link', { email: email.toUpperCase() }));
+      expect(link.email).toBe(email.toLowerCase());
+      const res = await api('/api/v1/auth/sign-in/exchange', { body: { token: tokenOf(link.url) } });
+      expect(res.status).toBe(200);
+      expect((await json(res)).user.email).toBe(email.toLowerCase());
+    });
+
+    it('answers 400 for an address that is not one', async () => {
+      await expectError(await dev('/api/v1/dev/sign-in-link', { email: 'not-an-address' }), 400, 'invalid_request');
+    });
   });
 
   it('seeds synthetic analysis results for bench:scoring, the same again for the same parameters', async () => {

@@ -14,30 +14,40 @@ export interface ApiAnswer<T> {
   headers: Headers;
 }
 
-/** What the API answered on error: the specification's error shape (part 7; src/lib/errors.ts). */
+/** What the API answered on error: the specification's error shape (part 7). */
 export interface ApiErrorBody {
   error: string;
-  status: number;
-  code: string;
+  status?: number;
+  code?: string;
   permission?: string;
   parameter?: string;
 }
 
-const messageIn = (body: ApiErrorBody | null | undefined): string | undefined => (typeof body?.error === 'string' ? body.error : undefined);
+/** A field of an error body (spec part 7: `error` is the message, `code`, `permission` and `parameter` beside it). */
+const errorField = (body: ApiErrorBody | null | undefined, field: 'code' | 'message' | 'permission' | 'parameter'): string | undefined => {
+  if (!body || typeof body !== 'object') return undefined;
+  const value = field === 'message' ? body.error : body[field];
+  return typeof value === 'string' ? value : undefined;
+};
 
 /** A call the page cannot go on without that the API refused: the error page tells why (errors.tsx). */
 export class ApiRefusal extends Error {
   constructor(readonly status: number, readonly body: ApiErrorBody | null, readonly headers: Headers) {
-    super(messageIn(body) ?? `The API answered ${status}`);
+    super(errorField(body, 'message') ?? `The API answered ${status}`);
   }
   get code(): string | undefined {
-    return typeof this.body?.code === 'string' ? this.body.code : undefined;
+    return errorField(this.body, 'code');
+  }
+  /** The permission a `permission_denied` names. */
+  get permission(): string | undefined {
+    return errorField(this.body, 'permission');
   }
 }
 
-export async function callApi<T>(
+/** The API's answer as it came (its body unread): what downloads pass through as a stream. */
+export async function fetchApi(
   c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string; headers?: Record<string, string> } = {},
-): Promise<ApiAnswer<T>> {
+): Promise<Response> {
   const headers = new Headers({ 'x-request-id': c.var.requestId, accept: options.accept ?? 'application/json' });
   if (options.session) headers.set('authorization', `Bearer ${options.session}`);
   if (options.body !== undefined) headers.set('content-type', 'application/json');
@@ -46,7 +56,11 @@ export async function callApi<T>(
   const client = c.req.header('cf-connecting-ip');
   if (client) headers.set('cf-connecting-ip', client);
   const url = new URL(path, c.req.url);
-  const res = await entry(new Request(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }), c.env, c.executionCtx as ExecutionContext);
+  return entry(new Request(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }), c.env, c.executionCtx as ExecutionContext);
+}
+
+/** The body as JSON (or text when it is not), read whole. */
+async function answerOf<T>(res: Response): Promise<ApiAnswer<T>> {
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -55,6 +69,12 @@ export async function callApi<T>(
     body = text;
   }
   return { status: res.status, body: body as T, headers: res.headers };
+}
+
+export async function callApi<T>(
+  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string; headers?: Record<string, string> } = {},
+): Promise<ApiAnswer<T>> {
+  return answerOf<T>(await fetchApi(c, entry, method, path, options));
 }
 
 /** The signed-in page's calls: with its session, counted (Server-Timing). */
@@ -81,6 +101,21 @@ export function api(c: DashContext) {
     },
     /** A read whose refusal the page shows in place (a 404 section, an unscored portfolio). */
     try: <T>(path: string) => call<T>('GET', path),
+    /**
+     * A download: the API's answer with its body unread, to pass through as a stream (never read
+     * whole here). A refusal becomes the error page.
+     */
+    async stream(path: string, accept = '*/*'): Promise<Response> {
+      const started = Date.now();
+      c.set('apiCalls', (c.var.apiCalls ?? 0) + 1);
+      try {
+        const res = await fetchApi(c as unknown as Context<AppEnv>, c.var.entry, 'GET', path, { session: c.var.session, accept });
+        if (res.ok) return res;
+        return ok(await answerOf<never>(res));
+      } finally {
+        c.set('apiMs', (c.var.apiMs ?? 0) + Date.now() - started);
+      }
+    },
   };
 }
 
@@ -91,4 +126,7 @@ export function ok<T>(answer: ApiAnswer<T>): T {
 }
 
 /** The error message of a refused change, for a form. */
-export const messageOf = (answer: ApiAnswer<unknown>): string => messageIn(answer.body as ApiErrorBody | null) ?? `The service answered ${answer.status}.`;
+export const messageOf = (answer: ApiAnswer<unknown>): string => errorField(answer.body as ApiErrorBody | null, 'message') ?? `The service answered ${answer.status}.`;
+
+/** The error code of a refused call (`not_found`, `permission_denied`...). */
+export const codeOf = (answer: ApiAnswer<unknown>): string | undefined => errorField(answer.body as ApiErrorBody | null, 'code');

@@ -22,7 +22,7 @@ export function refusalPage(c: DashContext, refusal: ApiRefusal): Response {
     return c.redirect('/sign-in', 303);
   }
   if (code === 'permission_denied') {
-    const permission = refusal.body?.permission;
+    const permission = refusal.permission;
     return messageResponse(c, {
       title: 'You cannot do this here', status: 403, retryHref: '/',
       message: permission ? `It needs the permission ${permission}, which none of your roles grants here. An administrator can give it to you.` : refusal.message,
@@ -34,6 +34,10 @@ export function refusalPage(c: DashContext, refusal: ApiRefusal): Response {
   if (refusal.status === 429) {
     const wait = Number(refusal.headers.get('retry-after') ?? 30);
     return messageResponse(c, { title: 'Too many requests', status: 429, message: `Wait ${wait} seconds: this page tries again then.`, headers: { Refresh: String(wait), 'Retry-After': String(wait) } });
+  }
+  // A project whose storage is still being set up answers its portfolio and data-health reads 404 with Retry-After.
+  if (refusal.status === 404 && refusal.headers.get('retry-after')) {
+    return messageResponse(c, { title: 'Not ready yet', kind: 'info', status: 409, message: `${NOT_YET.provisioning} This page refreshes itself.`, headers: { Refresh: '5' } });
   }
   if (notVisible(refusal.status)) return messageResponse(c, { title: 'Not found', status: 404, message: 'There is nothing at this address that you can see.', retryHref: '/' });
   if (refusal.status === 400) return messageResponse(c, { title: 'That did not work', status: 400, message: refusal.message, retryHref: c.req.header('referer') ? undefined : '/' });

@@ -11,8 +11,17 @@ import type { DashEnv } from './context';
 import { refusalPage } from './errors';
 import { loadFrame, pageSession, toSignIn } from './frame';
 import { accountRoutes } from './pages/account';
+import { activityRoutes } from './pages/activity';
+import { assistantRoutes } from './pages/assistant';
+import { dataHealthRoutes } from './pages/data-health';
+import { reportsRoutes } from './pages/reports';
+import { credentialsRoutes } from './pages/credentials';
+import { peopleRoutes } from './pages/people';
+import { settingsRoutes } from './pages/settings';
+import { portfolioRoutes } from './pages/portfolios/index';
 import { projectRoutes } from './pages/projects';
 import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
+import { subjectRoutes } from './pages/subjects';
 import { messageResponse } from './respond';
 
 const PROJECT_PATH = /^\/projects\/([0-9a-fA-F-]{36})(?:\/|$)/;
@@ -48,6 +57,15 @@ export function dashboardApp(entry: Entry) {
 
   app.route('/', signInRoutes);
   app.route('/', accountRoutes);
+  app.route('/', activityRoutes);
+  app.route('/', dataHealthRoutes);
+  app.route('/', assistantRoutes);
+  app.route('/', reportsRoutes);
+  app.route('/', credentialsRoutes);
+  app.route('/', peopleRoutes);
+  app.route('/', settingsRoutes);
+  app.route('/', portfolioRoutes);
+  app.route('/', subjectRoutes);
   app.route('/', projectRoutes);
 
   app.onError((error, c) => {

@@ -6,6 +6,7 @@ import { AuthorizationError, CimdFetchError, type AuthRequest, type OAuthHelpers
 import { inArray } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { reachableProjectIds } from '../auth/access';
 import { bumpAccessEpoch } from '../auth/access-cache';
 import { consumeSignInLink, requestSignIn } from '../auth/sign-in';
 import { connectApp } from '../control/connected-apps';
@@ -31,12 +32,58 @@ interface Pending {
   client: ClientFacts;
   email?: string;
   userId?: string;
+  /** The dashboard vouched for a signed-in person (vouchForAuthorization): one code, for two minutes. */
+  handoff?: Handoff;
 }
+
+interface Handoff {
+  /** SHA-256 (hex) of the one-time code; the code itself is only in the browser's redirect. */
+  codeHash: string;
+  userId: string;
+  email: string;
+  expiresAt: number;
+}
+
+/** How long the code the dashboard hands over is good for (one redirect away). */
+const HANDOFF_SECONDS = 120;
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const pendingKey = (id: string) => `posture:authorize:${id}`;
 
 async function savePending(env: Env, id: string, pending: Pending): Promise<void> {
   await env.OAUTH_KV.put(pendingKey(id), JSON.stringify(pending), { expirationTtl: PENDING_SECONDS });
+}
+
+async function readPending(env: Env, id: string | undefined): Promise<Pending | null> {
+  return id && REQUEST_ID.test(id) ? env.OAUTH_KV.get<Pending>(pendingKey(id), 'json') : null;
+}
+
+const sha256Hex = async (text: string) =>
+  [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/**
+ * For the dashboard's "continue with your dashboard sign-in" page: what a waiting authorization asks
+ * (the client's self-asserted name, where access goes), or null when there is none by that id.
+ */
+export async function pendingClient(env: Env, id: string | undefined): Promise<ClientFacts | null> {
+  return (await readPending(env, id))?.client ?? null;
+}
+
+/**
+ * The dashboard vouches that the person signed in there (its session checked by the API) continues
+ * this waiting authorization. Answers the address the browser goes on to: `/authorize/dashboard` on
+ * the API host with the request id and a one-time code (random, 2 minutes, bound to this request,
+ * stored only as its hash). The code is worth nothing without the browser's own authorize cookie, and
+ * it carries no credential: the session token never leaves the dashboard's cookie. Null when the
+ * request is gone.
+ */
+export async function vouchForAuthorization(env: Env, id: string, person: { id: string; email: string }): Promise<string | null> {
+  const pending = await readPending(env, id);
+  if (!pending) return null;
+  const code = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const handoff: Handoff = { codeHash: await sha256Hex(code), userId: person.id, email: normalizeEmail(person.email), expiresAt: Date.now() + HANDOFF_SECONDS * 1000 };
+  await savePending(env, id, { ...pending, handoff });
+  return `${apiBaseUrl(env)}${AUTHORIZE_PATH}/dashboard?${new URLSearchParams({ request: id, code })}`;
 }
 
 /** The cookies hono's setCookie/deleteCookie put on the context's answer (copied onto the Response built here). */
@@ -79,13 +126,21 @@ async function approvalPage(c: Context<AppEnv>, id: string, pending: Pending, in
   const orgs = await organizationsOf(c.env, pending.userId!);
   if (!user || !orgs.length) return startAgain(c, 'This person belongs to no organization, so there is nothing an assistant could work with.');
   const consent = await api.beginConsent(pending.request);
+  const connectedApps = await connectedAppsHref(c.env, orgs.find((o) => o.id === input.selectedOrgId)?.id ?? orgs[0]!.id, pending.userId!);
   const ticked = input.ticked ?? SCOPES.filter((scope) => SCOPE_INFO[scope].byDefault);
   return page(c, approvePage({
     ...pending.client, action: `${AUTHORIZE_PATH}/approve`, requestId: id, handle: consent.handle,
     person: { email: user.email, name: user.name }, organizations: orgs, selectedOrgId: input.selectedOrgId,
     scopes: SCOPES.map((scope) => ({ value: scope, label: SCOPE_INFO[scope].label, description: SCOPE_INFO[scope].description, checked: ticked.includes(scope) })),
-    error: input.error,
+    error: input.error, connectedAppsHref: connectedApps,
   }), input.error ? 400 : 200, consent.headers);
+}
+
+/** Where the person sees and disconnects their connected apps: a project's Credentials page on the dashboard. */
+async function connectedAppsHref(env: Env, orgId: string, userId: string): Promise<string> {
+  const dashboard = env.DASHBOARD_URL.replace(/\/+$/, '');
+  const [projectId] = await reachableProjectIds(env.DB, orgId, userId);
+  return projectId ? `${dashboard}/projects/${projectId}/credentials` : `${dashboard}/`;
 }
 
 /**
@@ -133,6 +188,9 @@ const onApiHost: MiddlewareHandler<AppEnv> = async (c, next) => {
   }), 400);
 };
 
+/** The dashboard's page that continues this authorization with the person signed in there. */
+const dashboardHref = (env: Env, id: string) => `${env.DASHBOARD_URL.replace(/\/+$/, '')}/assistant/connect?${new URLSearchParams({ request: id })}`;
+
 export const authorizeRouter = createRouter();
 // `/authorize/*` matches `/authorize` itself too.
 authorizeRouter.use(`${AUTHORIZE_PATH}/*`, onApiHost);
@@ -152,7 +210,7 @@ authorizeRouter
     const id = newId();
     await savePending(c.env, id, { request, client });
     setCookie(c, COOKIE, id, { path: AUTHORIZE_PATH, httpOnly: true, sameSite: 'Lax', secure: new URL(c.req.url).protocol === 'https:', maxAge: PENDING_SECONDS });
-    return page(c, signInPage({ ...client, action: `${AUTHORIZE_PATH}/sign-in`, requestId: id }));
+    return page(c, signInPage({ ...client, action: `${AUTHORIZE_PATH}/sign-in`, requestId: id, dashboardHref: dashboardHref(c.env, id) }));
   })
   .post(`${AUTHORIZE_PATH}/sign-in`, async (c) => {
     const form = await c.req.formData();
@@ -161,7 +219,7 @@ authorizeRouter
     if (!pending || !id) return startAgain(c, NOT_THIS_BROWSER);
     const email = (formText(form, 'email') ?? '').trim();
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) {
-      return page(c, signInPage({ ...pending.client, action: `${AUTHORIZE_PATH}/sign-in`, requestId: id, email, error: 'Enter a valid email address.' }), 400);
+      return page(c, signInPage({ ...pending.client, action: `${AUTHORIZE_PATH}/sign-in`, requestId: id, email, error: 'Enter a valid email address.', dashboardHref: dashboardHref(c.env, id) }), 400);
     }
     const base = apiBaseUrl(c.env);
     // The token travels in the fragment, which browsers never send: no server or proxy log holds it.
@@ -199,6 +257,30 @@ authorizeRouter
     const signedIn = { ...pending, userId };
     await savePending(c.env, id, signedIn);
     return approvalPage(c, id, signedIn);
+  })
+  .get(`${AUTHORIZE_PATH}/dashboard`, async (c) => {
+    // The dashboard vouched (vouchForAuthorization) and sent the browser here with the one-time code.
+    const id = c.req.query('request');
+    const stored = await readPending(c.env, id);
+    const handoff = stored?.handoff;
+    // Presented once, whatever the outcome: a code that failed here (another browser) is gone too.
+    if (stored && handoff) await savePending(c.env, id!, { ...stored, handoff: undefined });
+    const pending = await pendingOf(c, id);
+    if (!pending || !id || !stored) return startAgain(c, NOT_THIS_BROWSER);
+    const code = c.req.query('code') ?? '';
+    if (!handoff || handoff.expiresAt < Date.now() || !code || (await sha256Hex(code)) !== handoff.codeHash) {
+      return page(c, messagePage({ title: 'This step cannot be used', message: 'It was used already or took too long. Use "Continue with your dashboard sign-in" again, or ask for an email link.', status: 'error' }), 400);
+    }
+    await savePending(c.env, id, { ...stored, handoff: undefined, userId: handoff.userId, email: handoff.email });
+    // The code leaves the address bar and the history: the approval page has its own address.
+    return new Response(null, { status: 303, headers: { location: `${AUTHORIZE_PATH}/approve?${new URLSearchParams({ request: id })}`, 'cache-control': 'no-store', 'referrer-policy': 'same-origin' } });
+  })
+  .get(`${AUTHORIZE_PATH}/approve`, async (c) => {
+    // The approval step of a request this browser signed in for (by the email link or the dashboard).
+    const id = c.req.query('request');
+    const pending = await pendingOf(c, id);
+    if (!pending?.userId || !id) return startAgain(c, NOT_THIS_BROWSER);
+    return approvalPage(c, id, pending);
   })
   .post(`${AUTHORIZE_PATH}/approve`, async (c) => {
     const form = await c.req.formData();

@@ -185,6 +185,8 @@ export interface JobQuery {
   /** Undefined when not asked: false, except that a `jobType` filter then leaves out analysis steps (which carry the survey's type). */
   topLevel?: boolean;
   showDeleted: boolean;
+  /** Only the jobs directly under this one (a survey's steps, a report's render jobs). */
+  parentId?: string;
 }
 
 export interface JobPage {
@@ -203,6 +205,7 @@ export function listJobs(state: ProjectState, query: JobQuery): JobPage {
   }
   if (query.status) filters.push(eq(jobs.status, query.status));
   if (query.topLevel) filters.push(isNull(jobs.parentId));
+  if (query.parentId) filters.push(eq(jobs.parentId, query.parentId));
   if (!query.showDeleted) {
     // A deleted survey hides with its steps, and with the render jobs under its report steps.
     filters.push(isNull(jobs.deletedAt));

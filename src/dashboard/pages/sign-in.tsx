@@ -5,14 +5,14 @@
 import { Hono } from 'hono';
 import { checkEmailPage as checkEmail, messagePage } from '../../mcp/pages';
 import { Document, EmailSignInForm, HiddenInput } from '../../mcp/pages/layout';
-import { callApi } from '../api';
+import { callApi, messageOf, type ApiAnswer } from '../api';
 import { ASSET_PATHS } from '../assets.gen';
 import type { DashContext, DashEnv } from '../context';
 import { renderPage, respond } from '../respond';
 import { forgetSession, keepDisplay, keepSession, sessionOf, takeReturn } from '../session-cookie';
 
 /** The pages that need no session. */
-export const SIGNED_OUT_PATHS = new Set(['/sign-in', '/sign-in/email', '/session', '/sign-out']);
+export const SIGNED_OUT_PATHS = new Set(['/sign-in', '/sign-in/email', '/session', '/sign-out', '/assistant/connect']);
 
 interface Session { jwt: string; expiresAt: string; projectId: string | null }
 interface Preferences { timezone?: string }
@@ -47,8 +47,9 @@ const formText = async (c: DashContext, name: string) => {
 
 const call = <T,>(c: DashContext, method: string, path: string, options: { session?: string; body?: unknown } = {}) => callApi<T>(c as never, c.var.entry, method, path, options);
 
-const failed = (c: DashContext, status: number, body: unknown) => {
-  const message = (body as { error?: { message?: string } } | null)?.error?.message ?? 'Something went wrong.';
+const failed = (c: DashContext, answer: ApiAnswer<unknown>) => {
+  const { status } = answer;
+  const message = messageOf(answer);
   const shown = ([400, 403, 404, 429] as const).find((s) => s === status) ?? 502;
   return respond(c, messagePage({ title: status === 429 ? 'Too many requests' : 'That did not work', message, status: 'error', retryHref: '/sign-in' }), shown);
 };
@@ -61,7 +62,7 @@ export const signInRoutes = new Hono<DashEnv>()
     if (!email) return respond(c, signInPage({ error: 'Enter your email address.' }), 400);
     const answer = await call(c, 'POST', '/api/v1/auth/sign-in', { body: { email } });
     if (answer.status === 400) return respond(c, signInPage({ email, error: 'Enter a valid email address, like alice@example.com.' }), 400);
-    if (answer.status !== 202) return failed(c, answer.status, answer.body);
+    if (answer.status !== 202) return failed(c, answer);
     return respond(c, checkEmailPage({ email, local: Boolean(c.env.DEV_SECRET) }));
   })
   .post('/session', async (c) => {
@@ -70,7 +71,7 @@ export const signInRoutes = new Hono<DashEnv>()
     if (answer.status === 401 || answer.status === 400) {
       return respond(c, messagePage({ title: 'This sign-in link does not work', message: 'It was used already, has expired, or was cut short. Ask for a new one.', status: 'error', retryHref: '/sign-in' }), 400);
     }
-    if (answer.status !== 200) return failed(c, answer.status, answer.body);
+    if (answer.status !== 200) return failed(c, answer);
     keepSession(c, answer.body.jwt, answer.body.expiresAt);
     // Times are shown in the person's zone from the first page on.
     const preferences = await call<Preferences>(c, 'GET', '/api/v1/user/preference', { session: answer.body.jwt });

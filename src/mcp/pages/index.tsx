@@ -46,7 +46,7 @@ function facts(input: ClientFacts) {
 }
 
 /** "Sign in to connect <client> to Posture": one email field; the form POSTs `request` and `email` to `action`. */
-export function signInPage(input: ClientFacts & { action: string; requestId: string; email?: string; error?: string }): string {
+export function signInPage(input: ClientFacts & { action: string; requestId: string; email?: string; error?: string; dashboardHref?: string }): string {
   const error = input.error?.trim() ? input.error : undefined;
   return render(
     <Document title="Sign in">
@@ -55,6 +55,15 @@ export function signInPage(input: ClientFacts & { action: string; requestId: str
       </h1>
       <p class="muted lead">An assistant asked to use Posture on your behalf. Sign in first; you will see exactly what it asks for before anything is allowed.</p>
       {facts(input)}
+      {input.dashboardHref ? (
+        <div class="handoff">
+          <p class="label">Signed in on the Posture dashboard in this browser?</p>
+          <a class="btn btn-secondary btn-block" href={safeHref(input.dashboardHref)}>
+            Continue with your dashboard sign-in
+          </a>
+          <p class="muted small">No email needed: the dashboard asks you to confirm who you are, then you choose what the assistant may do. Or sign in by email:</p>
+        </div>
+      ) : null}
       <EmailSignInForm action={input.action} email={input.email} error={error}>
         <HiddenInput name="request" value={input.requestId} />
       </EmailSignInForm>
@@ -132,6 +141,8 @@ type ApproveInput = ClientFacts & {
   scopes: ScopeChoice[];
   /** Why the last submission was not accepted (e.g. "Choose at least one permission."); shown as an alert. */
   error?: string;
+  /** The dashboard's page listing connected apps (a project's Credentials), where the person disconnects it. */
+  connectedAppsHref?: string;
 };
 
 function OrganizationChoice(props: { organizations: { id: string; name: string }[]; selectedOrgId?: string }) {
@@ -234,7 +245,7 @@ export function approvePage(input: ApproveInput): string {
         <ScopeList scopes={input.scopes} />
         <p class="note">
           The assistant acts with your own permissions and never more. You can disconnect it at any time from a project's Credentials area
-          (Connected apps).
+          ({input.connectedAppsHref ? <a href={safeHref(input.connectedAppsHref)} target="_blank" rel="noopener noreferrer">Connected apps on the dashboard (opens a new tab)</a> : 'Connected apps'}).
         </p>
         <div class="actions">
           {/* Deny comes first: it is the form's default button (Enter), and it skips validation. */}

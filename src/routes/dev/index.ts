@@ -1,10 +1,12 @@
-// Local development only: seeding the demo tenant and minting sessions for scripts (`npm run dev`,
-// `npm run dev:session`). Both answer 404 unless the instance has a DEV_SECRET (only `.dev.vars`
+// Local development only: seeding the demo tenant, minting sessions for scripts (`npm run dev`,
+// `npm run dev:session`) and one-time dashboard sign-in links (`npm run dev`, `npm run dev:link`). All answer 404 unless the instance has a DEV_SECRET (only `.dev.vars`
 // sets one) and demand it in `X-Dev-Secret`; they go through the same sign-up and sign-in code.
 import { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { eq } from 'drizzle-orm';
+import { decodeJwt } from 'jose';
 import { bumpAccessEpoch } from '../../auth/access-cache';
+import { SIGN_IN_LINK_MINUTES } from '../../auth/emails';
 import { createSignInLink, exchangeSignInLink } from '../../auth/sign-in';
 import { controlDb } from '../../control/db';
 import { organizations } from '../../control/schema';
@@ -71,6 +73,26 @@ const session = defineRoute({
   middleware: [devOnly],
   request: { body: { required: false, content: { 'application/json': { schema: z.object({ email: z.email().optional() }) } } } },
   responses: { 200: { description: 'A session.', content: { 'application/json': { schema: SessionAnswer } } } },
+});
+
+const signInLink = defineRoute({
+  operationId: 'devSignInLink',
+  method: 'post',
+  path: '/api/v1/dev/sign-in-link',
+  tags: ['Local development'],
+  summary: 'A one-time dashboard sign-in link for an email (local instances only)',
+  description: 'The link the sign-in email would carry (`{DASHBOARD_URL}/sign-in#token=…`), recorded as an emailed one is: usable once, '
+    + `valid ${SIGN_IN_LINK_MINUTES} minutes, signing an unknown person up when used (if sign-up is open). The admin of the demo tenant when \`email\` is left out. 404 unless the instance has a DEV_SECRET.`,
+  access: 'public',
+  errors: [400, 401, 404],
+  middleware: [devOnly],
+  request: { body: { required: false, content: { 'application/json': { schema: z.object({ email: z.email().optional() }) } } } },
+  responses: {
+    200: {
+      description: 'The link, whom it signs in and until when.',
+      content: { 'application/json': { schema: z.object({ url: z.string(), email: z.string(), expiresAt: z.string() }) } },
+    },
+  },
 });
 
 const storageCeiling = defineRoute({
@@ -238,6 +260,16 @@ export const devRouter = createRouter()
   .openapi(seed, async (c) => {
     const { created } = await seedDemo(c.env.DB);
     return c.json({ orgId: DEMO.orgId, projectId: DEMO.projectId, adminEmail: DEMO.adminEmail, created }, 200);
+  })
+  .openapi(signInLink, async (c) => {
+    const email = c.req.valid('json').email ?? DEMO.adminEmail;
+    const token = await createSignInLink(controlDb(c.env.DB), c.env, email);
+    const { exp, sub } = decodeJwt(token);
+    return c.json({
+      url: `${c.env.DASHBOARD_URL.replace(/\/$/, '')}/sign-in#token=${encodeURIComponent(token)}`,
+      email: String(sub),
+      expiresAt: new Date(exp! * 1000).toISOString(),
+    }, 200);
   })
   .openapi(session, async (c) => {
     const email = c.req.valid('json').email ?? DEMO.adminEmail;

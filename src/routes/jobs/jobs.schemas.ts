@@ -78,6 +78,8 @@ export const JobListQuery = z.object({
   topLevel: z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true'))
     .openapi({ param: { name: 'topLevel', in: 'query' }, description: 'true: one row per survey with its steps. false (the default): every job, steps included; with `jobType` naming a survey type, only an explicit false lists the analysis steps too.' }),
   showDeleted: boolQuery('showDeleted'),
+  parentId: z.uuid({ error: 'parentId must be a job id (UUID).' }).optional()
+    .openapi({ param: { name: 'parentId', in: 'query' }, description: 'Only the jobs directly under this job: a survey\'s steps, or a report\'s render jobs (REPORT steps labelled `render:<format>`).' }),
 });
 
 export const JobPage = z.object({ jobs: z.array(Job), pagination: Pagination }).openapi('JobPage');
