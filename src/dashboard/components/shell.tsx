@@ -9,7 +9,8 @@ import { ASSET_PATHS } from '../assets.gen';
 import { holds, type Frame } from '../context';
 
 /** htmx's settings: the two extensions, its indicator styles from our stylesheet (no constructed sheet). */
-const HTMX_CONFIG = 'extensions:"hx-csp,hx-sse", includeIndicatorCSS:false';
+// Extensions by the names they register under (hx-sse.js registers `sse`): htmx loads no other.
+const HTMX_CONFIG = 'extensions:"hx-csp,sse", includeIndicatorCSS:false';
 
 export interface ShellProps {
   frame: Frame;

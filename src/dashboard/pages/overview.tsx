@@ -8,7 +8,7 @@ import { Empty, Notice, PageTitle, Tag, Time } from '../components/common';
 import { holds, type DashContext, type DashEnv } from '../context';
 import { formatCount } from '../format';
 import { shellPage } from '../respond';
-import { isSurvey, jobName, Status, StepList, UploadHelp, type JobPage } from './surveys/views';
+import { isSurvey, jobName, Status, stepSummary, UploadHelp, type JobPage } from './surveys/views';
 
 type Band = string | null;
 interface Score { score: number | null; band: Band }
@@ -121,7 +121,7 @@ async function overview(c: DashContext) {
                   <tr>
                     <th scope="row"><a href={`${surveysHref}/${s.id}`} class="wrap">{jobName(s)}</a></th>
                     <td><Status job={s} /></td>
-                    <td><StepList steps={s.steps ?? []} /></td>
+                    <td>{stepSummary(s.steps ?? [])}</td>
                     <td><Time iso={s.created_at} timezone={frame.timezone} /></td>
                   </tr>
                 ))}

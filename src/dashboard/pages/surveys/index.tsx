@@ -78,10 +78,12 @@ async function listPage(c: DashContext) {
           <thead><tr>{JOB_COLUMNS.map((label) => <th scope="col">{label}</th>)}</tr></thead>
           <tbody id="jobs-rows">
             {page.jobs.map((job) => <JobRow job={job} projectId={projectId} timezone={frame.timezone} />)}
-            {page.jobs.length ? null : (
-              <tr id="jobs-empty"><td colspan={JOB_COLUMNS.length}>{unfiltered ? 'No jobs yet.' : <>No job matches these filters. <a href={base}>Show every job</a></>}</td></tr>
-            )}
           </tbody>
+          {page.jobs.length ? null : (
+            <tbody id="jobs-empty">
+              <tr><td colspan={JOB_COLUMNS.length}>{unfiltered ? 'No jobs yet.' : <>No job matches these filters. <a href={base}>Show every job</a></>}</td></tr>
+            </tbody>
+          )}
         </table>
       </div>
       <Pager shown={`${formatCount(page.jobs.length)} of ${formatCount(page.pagination.total)} shown`} previous={links.previous} next={links.next} label="Pages of jobs" />

@@ -82,7 +82,8 @@ export async function liveStream(c: DashContext, options: LiveOptions): Promise<
     if (newest && job.id > newest) {
       if (!matches(job)) return null;
       newest = job.id;
-      const html = `<tr id="jobs-empty" hx-swap-oob="delete"></tr><tbody hx-swap-oob="afterbegin:#jobs-rows">${JobRow({ job, projectId, timezone })}</tbody>`;
+      // Table parts parse as a template's content only in this order: the rows' body, then the empty list's.
+      const html = `<tbody hx-swap-oob="afterbegin:#jobs-rows">${JobRow({ job, projectId, timezone })}</tbody><tbody id="jobs-empty" hx-swap-oob="delete"></tbody>`;
       if (!quiet) return `${html}New: ${escapeText(jobName(job))}, ${job.status}.`;
       return html;
     }

@@ -55,6 +55,16 @@ export function StepList(props: { steps: Step[] }) {
   );
 }
 
+/** How far a survey's steps are, in words ("3 of 5 steps completed, 1 running"). */
+export function stepSummary(steps: Step[]): string {
+  if (!steps.length) return 'No steps';
+  const count = (status: string) => steps.filter((s) => s.status === status).length;
+  const done = count('COMPLETED');
+  if (done === steps.length) return `All ${steps.length} steps completed`;
+  const rest = (['RUNNING', 'FAILED', 'SKIPPED'] as const).filter((st) => count(st)).map((st) => `${count(st)} ${st.toLowerCase()}`);
+  return [`${done} of ${steps.length} steps completed`, ...rest].join(', ');
+}
+
 /** A job's row on the list. `oob` marks it for an out-of-band swap (the live stream). */
 export function JobRow(props: { job: Job; projectId: string; timezone: string; oob?: string }) {
   const { job } = props;
