@@ -1,3 +1,52 @@
+// `npm run bench:dashboard`: the dashboard as a person's browser sees it (issue 21's targets). Starts
+// `npm run dev` with its demo data (scripts/browser/harness.mjs: a free port, throwaway state), adds the
+// scale cases (a report with a 20,000-entry section from a generated CBOM uploaded with the CLI, and a
+// 1,000-subject portfolio written by POST /api/v1/dev/bench-seed), and signs Debian's headless Chromium
+// in with the link `npm run dev` printed. Then, per page found from the navigation plus the scale pages:
+// the first load with an empty cache (bytes gzipped: all, JS, CSS, the HTML; any request to another
+// origin), then LOADS loads after one warm-up (domInteractive and load p50/p95). Then the interactions,
+// RUNS times each: simulating 3 fixes, a report search, and a job change reaching an open surveys page.
+//   LOADS=20 RUNS=20 ENTRIES=20000 SUBJECTS=1000 TEST_BROWSER_PORT=… CHROMIUM=/usr/bin/chromium
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
+import { devCall } from '../scripts/local.mjs';
+import { discoverPages, launch, openSignInLink, startService } from '../scripts/browser/harness.mjs';
+import { cli, createPass, quantile, until } from './harness.mjs';
+
+const LOADS = Number(process.env.LOADS ?? 20);
+const ENTRIES = Number(process.env.ENTRIES ?? 20_000);
+const SUBJECTS = Number(process.env.SUBJECTS ?? 1000);
+const TARGETS = { totalKb: 60, jsKb: 20, cssKb: 10, listHtmlKb: 50, interactiveMs: 400, loadMs: 700, simulateMs: 500, searchMs: 400, jobMs: 1000 };
+
+const say = (line) => console.error(line);
+const started = Date.now();
+const service = await startService({ log: say });
+const base = `http://127.0.0.1:${service.port}`;
+let browser;
+try {
+  say(`service ready after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  const seeded = await devCall(base, '/api/v1/dev/seed');
+  const { jwt: session } = await devCall(base, '/api/v1/dev/session');
+  const scale = await makeScale(seeded.projectId, session);
+  browser = await launch();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await openSignInLink(page, service.devLink);
+  const found = await discoverPages(page, `${service.dashboard}/`, service.origin);
+  await page.close();
+  const paths = new Map(found.filter((p) => p.status === 200).map((p) => [p.kind, new URL(p.url).pathname + new URL(p.url).search]));
+  for (const [name, path] of Object.entries(scale.pages)) paths.set(name, path);
+  say(`measuring ${paths.size} pages...`);
+  const rows = [];
+  for (const [kind, path] of paths) rows.push(await measurePage(browser, context, kind, path));
+  printPages(rows);
+  printInteractions(await measureInteractions(context, scale));
+} finally {
+  await browser?.close();
+  await service.stop();
+}
 
 /**
  * The scale cases in a project of their own: a report whose red section has ENTRIES entries (a
@@ -103,8 +152,12 @@ async function measurePage(browser, signedIn, name, path) {
   return { name, path, status, bytes, elsewhere, interactive, loaded };
 }
 
-const kb = (n) => (n / 1024).toFixed(1);
-const ms = (n) => n.toFixed(0);
+function kb(n) {
+  return (n / 1024).toFixed(1);
+}
+function ms(n) {
+  return n.toFixed(0);
+}
 
 function printPages(rows) {
   console.log(`\nPages (${LOADS} loads each after a warm-up; first load with an empty cache, bytes gzipped)`);

@@ -46,11 +46,12 @@ export class ApiRefusal extends Error {
 
 /** The API's answer as it came (its body unread): what downloads pass through as a stream. */
 export async function fetchApi(
-  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string } = {},
+  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   const headers = new Headers({ 'x-request-id': c.var.requestId, accept: options.accept ?? 'application/json' });
   if (options.session) headers.set('authorization', `Bearer ${options.session}`);
   if (options.body !== undefined) headers.set('content-type', 'application/json');
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
   // The caller's address counts against the public routes' limits, as if it had called the API itself.
   const client = c.req.header('cf-connecting-ip');
   if (client) headers.set('cf-connecting-ip', client);
@@ -71,18 +72,18 @@ async function answerOf<T>(res: Response): Promise<ApiAnswer<T>> {
 }
 
 export async function callApi<T>(
-  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string } = {},
+  c: Context<AppEnv>, entry: Entry, method: string, path: string, options: { session?: string; body?: unknown; accept?: string; headers?: Record<string, string> } = {},
 ): Promise<ApiAnswer<T>> {
   return answerOf<T>(await fetchApi(c, entry, method, path, options));
 }
 
 /** The signed-in page's calls: with its session, counted (Server-Timing). */
 export function api(c: DashContext) {
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> => {
+  const call = async <T>(method: string, path: string, body?: unknown, extra?: Record<string, string>): Promise<ApiAnswer<T>> => {
     const started = Date.now();
     c.set('apiCalls', (c.var.apiCalls ?? 0) + 1);
     try {
-      return await callApi<T>(c as unknown as Context<AppEnv>, c.var.entry, method, path, { session: c.var.session, body });
+      return await callApi<T>(c as unknown as Context<AppEnv>, c.var.entry, method, path, { session: c.var.session, body, headers: extra });
     } finally {
       c.set('apiMs', (c.var.apiMs ?? 0) + Date.now() - started);
     }
@@ -92,8 +93,8 @@ export function api(c: DashContext) {
     async get<T>(path: string): Promise<T> {
       return ok(await call<T>('GET', path));
     },
-    /** A change: the answer as it is, so a form can show a 400 beside its field. */
-    send: <T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown) => call<T>(method, path, body),
+    /** A change: the answer as it is, so a form can show a 400 beside its field (`headers`: e.g. an Idempotency-Key). */
+    send: <T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>) => call<T>(method, path, body, headers),
     /** A change the page cannot go on without. */
     async must<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
       return ok(await call<T>(method, path, body));

@@ -18,6 +18,8 @@ export interface Frame {
   orgPermissions: string[];
   /** The person's permissions on the session's project. */
   projectPermissions: string[];
+  /** The person's permissions on each project they hold any on (the projects list offers actions by them). */
+  projectPermissionsById: Record<string, string[]>;
   timezone: string;
   theme: Theme;
 }

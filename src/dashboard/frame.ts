@@ -59,6 +59,7 @@ export async function loadFrame(c: DashContext, session: string): Promise<Frame>
     projectId,
     orgPermissions: permissions.orgPermissions,
     projectPermissions: projectId ? permissions.projectPermissions[projectId] ?? [] : [],
+    projectPermissionsById: permissions.projectPermissions,
     timezone: display.timezone,
     theme: display.theme,
   };

@@ -19,6 +19,7 @@ import { credentialsRoutes } from './pages/credentials';
 import { peopleRoutes } from './pages/people';
 import { settingsRoutes } from './pages/settings';
 import { portfolioRoutes } from './pages/portfolios/index';
+import { projectRoutes } from './pages/projects';
 import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
 import { subjectRoutes } from './pages/subjects';
 import { messageResponse } from './respond';
@@ -65,6 +66,7 @@ export function dashboardApp(entry: Entry) {
   app.route('/', settingsRoutes);
   app.route('/', portfolioRoutes);
   app.route('/', subjectRoutes);
+  app.route('/', projectRoutes);
 
   app.onError((error, c) => {
     if (error instanceof ApiRefusal) return refusalPage(c, error);

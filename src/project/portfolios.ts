@@ -120,7 +120,7 @@ function entryOf(state: ProjectState, row: PortfolioRow) {
   const score = (result?.state.score ?? null) as JsonObject | null;
   return {
     portfolio_id: row.id, name: row.name, is_implicit: row.isImplicit, members: membersOf(state, row),
-    scoring: row.status, score: score?.score ?? null, band: score?.band ?? null, scored_at: result?.computedAt ?? null,
+    scoring: row.status, score: score?.score ?? null, band: score?.band ?? null, axes: score?.axes ?? null, scored_at: result?.computedAt ?? null,
     created_at: row.createdAt, updated_at: row.updatedAt,
   };
 }

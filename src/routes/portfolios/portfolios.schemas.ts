@@ -26,6 +26,8 @@ export const PortfolioEntry = z.object({
   scoring: z.enum(['unscored', 'rescoring', 'scored']).openapi({ description: 'The scoring state: state and rank answer 503 until `scored`.' }),
   score: z.number().nullable().openapi({ description: 'The overall score (0 to 100) of the latest scoring, null before the first or without subjects.' }),
   band: Band,
+  axes: z.object({ pqc: z.object({ score: z.number().nullable(), band: Band }), vuln: z.object({ score: z.number().nullable(), band: Band }), agility: z.object({ score: z.number().nullable(), band: Band }) }).nullable()
+    .openapi({ description: 'Each axis\'s score and band of the latest scoring (as in the state\'s `score.axes`), null before the first.' }),
   scored_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
