@@ -1,6 +1,6 @@
 // What `npm run test:browser` and `npm run screenshots` decide without a browser (scripts/browser/walk.mjs).
 import { describe, expect, it } from 'vitest';
-import { devReadyLines, focusVisible, pageKind, pageLinks, screenshotName, seriousViolations, signInLinkOf } from '../scripts/browser/walk.mjs';
+import { devReadyLines, EXPORT_FORMATS, exportProblem, focusVisible, pageKind, pageLinks, screenshotName, seriousViolations, signInLinkOf } from '../scripts/browser/walk.mjs';
 
 const ORIGIN = 'http://dashboard.localhost:18457';
 const P = '/projects/0d3e0000-0000-4000-8000-000000000002';
@@ -84,5 +84,29 @@ describe('axe results, emails and npm run dev output', () => {
     expect(devReadyLines('Demo data: ...\n')).toBeNull();
     expect(devReadyLines('x\nDashboard: http://dashboard.localhost:1\nSign in to the dashboard as a (...):\n  http://dashboard.localhost:1/sign-in#token=t\n'))
       .toEqual({ dashboard: 'http://dashboard.localhost:1', link: 'http://dashboard.localhost:1/sign-in#token=t' });
+  });
+});
+
+describe('exported files', () => {
+  const bytes = (text) => Buffer.from(text, 'latin1');
+
+  it('accepts each format by its first bytes', () => {
+    expect(exportProblem('pdf', bytes('%PDF-1.7\n%âãÏÓ'))).toBeNull();
+    expect(exportProblem('xlsx', bytes('PK\x03\x04\x14\x00\x00\x00[Content_Types].xmlxl/workbook.xml'))).toBeNull();
+    expect(exportProblem('pptx', bytes('PK\x03\x04\x14\x00\x00\x00ppt/presentation.xml'))).toBeNull();
+    expect(exportProblem('csv', Buffer.from('\uFEFFsection,Name,Kind\r\nred,RSA,algorithm\r\n'))).toBeNull();
+    expect(exportProblem('html', bytes('<!DOCTYPE html><html lang="en">'))).toBeNull();
+    expect(exportProblem('json', bytes('{"report_id":"x"}'))).toBeNull();
+    expect(exportProblem('cyclonedx', bytes('{\n  "bomFormat": "CycloneDX", "specVersion": "1.6"}'))).toBeNull();
+    expect(EXPORT_FORMATS.sort()).toEqual(['csv', 'cyclonedx', 'html', 'json', 'pdf', 'pptx', 'xlsx']);
+  });
+
+  it('says what is wrong otherwise', () => {
+    expect(exportProblem('pdf', bytes('<!doctype html>'))).toMatch(/starts with "<!doctype html>", not %PDF-/);
+    expect(exportProblem('xlsx', bytes('PK\x03\x04ppt/slides'))).toMatch(/holds no xl\//);
+    expect(exportProblem('json', bytes('[]'))).toMatch(/not \{/);
+    expect(exportProblem('cyclonedx', bytes('{"report_id":"x"}'))).toMatch(/holds no "bomFormat"/);
+    expect(exportProblem('csv', bytes(''))).toMatch(/empty/);
+    expect(exportProblem('docx', bytes('PK'))).toMatch(/no known shape/);
   });
 });

@@ -34,6 +34,14 @@ describe('dashboard assets', () => {
     expect(css).toMatch(/prefers-reduced-motion: reduce/);
   });
 
+  it('htmx loads every extension the shell lists, by the name it registers (an unlisted one never loads)', () => {
+    const shell = readFileSync(path.join(root, 'src/dashboard/components/shell.tsx'), 'utf8');
+    const listed = /extensions:"([^"]*)"/.exec(shell)[1].split(/,\s*/);
+    const registered = ['hx-csp.js', 'hx-sse.js'].map((name) => /registerExtension\(['"]([^'"]+)['"]/.exec(readFileSync(path.join(root, 'public', manifest[name]), 'utf8'))?.[1]);
+    expect(registered).toEqual(['hx-csp', 'sse']);
+    expect(listed.sort()).toEqual([...registered].sort());
+  });
+
   it('htmx is the pinned 4.0.1', () => {
     expect(readFileSync(path.join(root, 'public', manifest['htmx.js']), 'utf8')).toContain('version="4.0.1"');
   });

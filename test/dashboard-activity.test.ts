@@ -48,7 +48,9 @@ describe('the activity log page', () => {
     // The actions offered are the API's availableActions.
     const available = (await json(await api(`/api/v1/org/${tenant.orgId}/activity?limit=1`, { token: tenant.token }))).availableActions as string[];
     for (const action of available) expect(html).toContain(`<option value="${action}">${action}</option>`);
-    expect(html).toMatch(/<caption>Activity, by time, newest first<\/caption>/);
+    expect(html).toMatch(/<caption[^>]*>Activity, by time, newest first<\/caption>/);
+    // A wide table scrolls in its box: a region named by the caption, in the Tab order (keyboards scroll it).
+    expect(html).toMatch(/<div class="table-box" role="region" aria-labelledby="(caption-[0-9a-f]{8})" tabindex="0"><table><caption id="\1">Activity/);
     expect(html).toContain('scope="col"');
     // Nothing to change here: no form posts but the frame's own (theme, sign-out).
     const main = html.slice(html.indexOf('<main'));

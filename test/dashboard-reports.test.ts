@@ -90,7 +90,7 @@ describe('a report: figures, sections paged, totals', () => {
     expect(text).toContain('Since the subject\'s previous survey: 1 new critical');
     expect(html).toContain(`href="${base}/${id}/compare?with=${reportOf(first, 'composition')}">Compare with the previous report</a>`);
     // A table with its caption and scopes.
-    expect(html).toMatch(/<caption>Critical: 2 entries<\/caption>/);
+    expect(html).toMatch(/<caption[^>]*>Critical: 2 entries<\/caption>/);
     expect(html).toContain('<th scope="col"');
   });
 
@@ -125,7 +125,7 @@ describe('a report: figures, sections paged, totals', () => {
     const html = await res.text();
     expect(html).not.toContain('<html');
     expect(html).not.toMatch(/<h1/);
-    expect(html).toContain('<caption>Red:');
+    expect(html).toMatch(/<caption[^>]*>Red:/);
   });
 });
 

@@ -98,3 +98,32 @@ export function devReadyLines(output) {
   const link = /^\s+(\S+\/sign-in#token=\S+)$/m.exec(output)?.[1];
   return dashboard && link ? { dashboard, link } : null;
 }
+
+/** What each export format's file starts with (after a UTF-8 byte order mark), and a word inside that names it. */
+const EXPORT_SHAPES = {
+  pdf: { start: /^%PDF-\d/, what: '%PDF-' },
+  xlsx: { start: /^PK\x03\x04/, inside: 'xl/', what: 'a ZIP (PK) holding xl/' },
+  pptx: { start: /^PK\x03\x04/, inside: 'ppt/', what: 'a ZIP (PK) holding ppt/' },
+  csv: { start: /^section,/, what: 'the header row "section,…"' },
+  html: { start: /^\s*(?:<!doctype html|<html)/i, what: '<!doctype html or <html' },
+  json: { start: /^\s*\{/, what: '{' },
+  cyclonedx: { start: /^\s*\{/, inside: '"bomFormat"', what: '{ with "bomFormat"' },
+};
+
+/**
+ * Whether a downloaded export looks like its format: null when it does, else why not. `bytes` is the
+ * file (a Buffer or Uint8Array; only its first and, for ZIP names and CycloneDX, a few thousand bytes are read).
+ */
+export function exportProblem(format, bytes) {
+  const shape = EXPORT_SHAPES[format];
+  if (!shape) return `no known shape for the format ${format}`;
+  if (!bytes?.length) return `the ${format} file is empty`;
+  let text = Buffer.from(bytes.subarray(0, 64 * 1024)).toString('latin1');
+  if (text.startsWith('\xEF\xBB\xBF')) text = text.slice(3);
+  if (!shape.start.test(text)) return `the ${format} file starts with ${JSON.stringify(text.slice(0, 24))}, not ${shape.what}`;
+  if (shape.inside && !text.includes(shape.inside)) return `the ${format} file holds no ${shape.inside}`;
+  return null;
+}
+
+/** The export formats the dashboard offers, as `exportProblem` knows them (the CycloneDX one only for CBOM and SBOM reports). */
+export const EXPORT_FORMATS = Object.keys(EXPORT_SHAPES);

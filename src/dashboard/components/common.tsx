@@ -10,11 +10,23 @@ export interface Column<Row> {
   numeric?: boolean;
 }
 
+/**
+ * A wide table scrolls sideways inside its box: the box is a named region in the Tab order (the caption
+ * names it), so a keyboard can scroll it too (WCAG 2.1.1; axe's scrollable-region-focusable).
+ */
+export function TableBox(props: { captionId: string; id?: string; children: Child }) {
+  return <div class="table-box" id={props.id} role="region" aria-labelledby={props.captionId} tabindex={0}>{props.children}</div>;
+}
+
+/** An id for a table's caption, unique in the page. */
+export const captionId = () => `caption-${crypto.randomUUID().slice(0, 8)}`;
+
 export function Table<Row>(props: { caption: Child; columns: Column<Row>[]; rows: Row[]; id?: string; captionHidden?: boolean }) {
+  const caption = captionId();
   return (
-    <div class="table-box" id={props.id}>
+    <TableBox id={props.id} captionId={caption}>
       <table>
-        <caption class={props.captionHidden ? 'visually-hidden' : undefined}>{props.caption}</caption>
+        <caption id={caption} class={props.captionHidden ? 'visually-hidden' : undefined}>{props.caption}</caption>
         <thead>
           <tr>
             {props.columns.map((col) => (
@@ -32,7 +44,7 @@ export function Table<Row>(props: { caption: Child; columns: Column<Row>[]; rows
           ))}
         </tbody>
       </table>
-    </div>
+    </TableBox>
   );
 }
 

@@ -8,8 +8,11 @@ import { AREAS, areaHref } from '../areas';
 import { ASSET_PATHS } from '../assets.gen';
 import { holds, type Frame } from '../context';
 
-/** htmx's settings: the two extensions, its indicator styles from our stylesheet (no constructed sheet). */
-// Extensions by the names they register under (hx-sse.js registers `sse`): htmx loads no other.
+/**
+ * htmx's settings: the two extensions by the names they register (`hx-csp`, and `sse` for hx-sse.js: an
+ * unlisted name is never loaded, and live updates would silently not connect), its indicator styles from
+ * our stylesheet (no constructed sheet).
+ */
 const HTMX_CONFIG = 'extensions:"hx-csp,sse", includeIndicatorCSS:false';
 
 export interface ShellProps {

@@ -1,7 +1,7 @@
 // What the data-health pages show: the per-subject summary, the runs with their filters and pager, the
 // resolve box, and one run with its steps.
 import type { Child } from 'hono/jsx';
-import { Empty, Notice, Table, Tag, Time } from '../../components/common';
+import { Empty, Notice, Table, TableBox, Tag, Time } from '../../components/common';
 import { hx } from '../../components/shell';
 import { formatCount } from '../../format';
 import {
@@ -161,9 +161,9 @@ export function RunFacts(props: { projectId: string; run: HealthRun; timezone: s
       </dl>
       <h2>Completeness</h2>
       <p>{completenessText(c)}{c.previous_run_id ? <> (compared with <a href={runPath(props.projectId, c.previous_run_id)}>the previous run</a>)</> : null}.</p>
-      <div class="table-box">
+      <TableBox captionId="completeness-caption">
         <table>
-          <caption>Items found by this run and by the previous one</caption>
+          <caption id="completeness-caption">Items found by this run and by the previous one</caption>
           <thead>
             <tr><th scope="col">Kind of item</th><th scope="col" class="num">This run</th><th scope="col" class="num">Previous run</th></tr>
           </thead>
@@ -173,7 +173,7 @@ export function RunFacts(props: { projectId: string; run: HealthRun; timezone: s
             <tr><th scope="row">Runtime observations</th><td class="num">{count(c.observations)}</td><td class="num">{count(c.previous_observations)}</td></tr>
           </tbody>
         </table>
-      </div>
+      </TableBox>
     </>
   );
 }
