@@ -114,6 +114,10 @@ export function launch() {
  */
 export async function watchedPage(context, problems) {
   const page = await context.newPage();
+  // Headless Chromium hands window focus to one page at a time, and a page that loses it (another page
+  // of the run, a download) takes no key presses: this page behaves as focused whatever else happens.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: true });
   const where = () => page.url().replace(/#.*$/, '');
   await page.exposeBinding('__postureCspViolation', (_source, v) => problems.push(`${where()}: CSP violation of ${v.directive} (${v.blocked || 'inline'}${v.sample ? `: ${v.sample}` : ''}) at ${v.source || '?'}:${v.line}`));
   await page.addInitScript(() => {
