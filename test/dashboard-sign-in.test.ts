@@ -140,6 +140,24 @@ describe('signing in on the dashboard host', () => {
   });
 });
 
+describe('an invitation\'s link', () => {
+  it('lands on the invited project, in the organization that invited, though the person last worked in another', async () => {
+    const home = await newTenant('home');
+    const inviter = await newTenant('inviter');
+    const { teams } = await (await api(`/api/v1/org/${inviter.orgId}/team`, { token: inviter.token, method: 'GET' })).json<any>();
+    const members = teams.find((t: { name: string }) => t.name === 'Members');
+    expect((await api(`/api/v1/org/${inviter.orgId}/invite`, { token: inviter.token, body: { email: home.user.email, teamIds: [members.id] } })).status).toBe(200);
+    const res = await post(`/session?project=${inviter.projectId}`, { token: await latestLinkToken(home.user.email) });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/projects/${inviter.projectId}`);
+    const cookie = cookieOf(res)!.split(';')[0]!;
+    const landed = await visit(`/projects/${inviter.projectId}/credentials`, { headers: { cookie } });
+    expect(landed.status).toBe(200);
+    const { name } = await (await api(`/api/v1/project/${inviter.projectId}`, { token: inviter.token, method: 'GET' })).json<any>();
+    expect(unescape(await landed.text())).toContain(name);
+  });
+});
+
 describe('the frame\'s guards', () => {
   it('a value that would climb the API\'s address (`..`) calls nothing: removing a member named .. leaves the portfolio', async () => {
     const tenant = await newTenant('climb');

@@ -3,10 +3,9 @@
 // session as a bearer token and the page's request id. Never domain functions.
 import type { Context } from 'hono';
 import type { AppEnv } from '../lib/context';
-import type { DashContext } from './context';
+import type { DashContext, Entry } from './context';
 
-/** The Worker's entry, given by src/index.ts (a page's call goes through the same door as any request). */
-export type Entry = (request: Request, env: AppEnv['Bindings'], ctx: ExecutionContext) => Promise<Response>;
+export type { Entry };
 
 export interface ApiAnswer<T> {
   status: number;

@@ -3,7 +3,9 @@
 // and project, what they may do, how they want times and colours), and how many API calls it made.
 import type { Context } from 'hono';
 import type { AppEnv } from '../lib/context';
-import type { Entry } from './api';
+
+/** The Worker's entry, given by src/index.ts (a page's call goes through the same door as any request). */
+export type Entry = (request: Request, env: AppEnv['Bindings'], ctx: ExecutionContext) => Promise<Response>;
 
 export type Theme = 'system' | 'light' | 'dark';
 

@@ -48,15 +48,19 @@ export function Table<Row>(props: { caption: Child; columns: Column<Row>[]; rows
   );
 }
 
-/** Where a list is and the links on: `next`/`previous` are complete hrefs (cursor or page), absent at the ends. */
-export function Pager(props: { shown: string; previous?: string | null; next?: string | null; label?: string }) {
+/**
+ * Where a list is and the links on: `next`/`previous` are complete hrefs (cursor or page), absent at the
+ * ends; `linked` adds attributes to each link (htmx swapping the list in place, say).
+ */
+export function Pager(props: { shown: string; previous?: string | null; next?: string | null; label?: string; linked?: (href: string) => Record<string, string> }) {
+  const extra = (href: string) => props.linked?.(href) ?? {};
   return (
     <nav class="pager" aria-label={props.label ?? 'Pages'}>
       <span aria-live="polite">{props.shown}</span>
       <span class="actions-inline">
-        {props.previous ? <a href={props.previous} rel="prev">Previous</a> : null}
+        {props.previous ? <a href={props.previous} rel="prev" {...extra(props.previous)}>Previous</a> : null}
         {props.previous && props.next ? ' · ' : null}
-        {props.next ? <a href={props.next} rel="next">Next</a> : null}
+        {props.next ? <a href={props.next} rel="next" {...extra(props.next)}>Next</a> : null}
       </span>
     </nav>
   );

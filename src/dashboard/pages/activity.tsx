@@ -151,14 +151,10 @@ function EntryList(props: { c: DashContext; filters: ActivityFilters; page: Acti
               { label: 'Trace id', cell: (e) => (e.traceId ? <code class="wrap">{e.traceId}</code> : <span class="muted">not known</span>) },
             ]}
           />
-          <nav class="pager" aria-label="Pages of activity">
-            <span aria-live="polite">{`${formatCount(page.entries.length)} shown of ${formatCount(page.pagination.total)} matching ${page.pagination.total === 1 ? 'entry' : 'entries'}`}</span>
-            <span class="actions-inline">
-              {pages.previous ? <a href={pages.previous} rel="prev" {...swap(pages.previous)}>Previous</a> : null}
-              {pages.previous && pages.next ? ' · ' : null}
-              {pages.next ? <a href={pages.next} rel="next" {...swap(pages.next)}>Next</a> : null}
-            </span>
-          </nav>
+          <Pager
+            label="Pages of activity" previous={pages.previous} next={pages.next} linked={swap}
+            shown={`${formatCount(page.entries.length)} shown of ${formatCount(page.pagination.total)} matching ${page.pagination.total === 1 ? 'entry' : 'entries'}`}
+          />
         </>
       ) : (
         <Empty>

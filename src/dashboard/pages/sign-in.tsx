@@ -54,6 +54,27 @@ const failed = (c: DashContext, answer: ApiAnswer<unknown>) => {
   return respond(c, messagePage({ title: status === 429 ? 'Too many requests' : 'That did not work', message, status: 'error', retryHref: '/sign-in' }), shown);
 };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * A session on `projectId`: a switch within the sign-in's organization, else in each other organization
+ * the person belongs to (an invitation names a project of the organization that invited). Null when
+ * the person reaches no such project.
+ */
+async function sessionOnProject(c: DashContext, signedIn: Session, projectId: string): Promise<Session | null> {
+  const here = await call<Session>(c, 'POST', `/api/v1/project/${projectId}/session`, { session: signedIn.jwt });
+  if (here.status === 200) return here.body;
+  const orgs = await call<{ organizations: { id: string; current: boolean }[] }>(c, 'GET', '/api/v1/user/organization', { session: signedIn.jwt });
+  // Newest membership first: an invitation just made it.
+  for (const org of orgs.status === 200 ? orgs.body.organizations.filter((o) => !o.current).reverse() : []) {
+    const there = await call<Session>(c, 'POST', `/api/v1/org/${org.id}/session`, { session: signedIn.jwt });
+    if (there.status !== 200) continue;
+    const onProject = await call<Session>(c, 'POST', `/api/v1/project/${projectId}/session`, { session: there.body.jwt });
+    if (onProject.status === 200) return onProject.body;
+  }
+  return null;
+}
+
 export const signInRoutes = new Hono<DashEnv>()
   .get('/sign-in', (c) => respond(c, signInPage({ project: c.req.query('project') })))
   // Answered at its own address: the emailed link (`/sign-in#token=…`) opened in this tab is then a new page, not a fragment change.
@@ -72,14 +93,17 @@ export const signInRoutes = new Hono<DashEnv>()
       return respond(c, messagePage({ title: 'This sign-in link does not work', message: 'It was used already, has expired, or was cut short. Ask for a new one.', status: 'error', retryHref: '/sign-in' }), 400);
     }
     if (answer.status !== 200) return failed(c, answer);
-    keepSession(c, answer.body.jwt, answer.body.expiresAt);
+    // An invitation's link lands on its project, in the organization that invited (the sign-in opens in
+    // the one the person used last); a sign-in asked for by a page returns there.
+    const project = c.req.query('project')?.toLowerCase();
+    const invited = project && UUID.test(project) ? await sessionOnProject(c, answer.body, project) : null;
+    const session = invited ?? answer.body;
+    keepSession(c, session.jwt, session.expiresAt);
     // Times are shown in the person's zone from the first page on.
-    const preferences = await call<Preferences>(c, 'GET', '/api/v1/user/preference', { session: answer.body.jwt });
+    const preferences = await call<Preferences>(c, 'GET', '/api/v1/user/preference', { session: session.jwt });
     if (preferences.status === 200 && preferences.body.timezone) keepDisplay(c, { timezone: preferences.body.timezone });
-    // An invitation's link lands on its project; a sign-in asked for by a page returns there.
-    const project = c.req.query('project');
     const back = takeReturn(c);
-    return c.redirect(project && /^[0-9a-fA-F-]{36}$/.test(project) ? `/projects/${project.toLowerCase()}` : back ?? '/', 303);
+    return c.redirect(invited ? `/projects/${project}` : back ?? '/', 303);
   })
   .post('/sign-out', async (c) => {
     const session = sessionOf(c);

@@ -1,21 +1,11 @@
 // Shaping the project's credential list (spec 4.11) for the Credentials page: the four kinds apart,
 // each row's state (active, expired, canceled: revoked and expired ones stay listed), and which
 // connected app made a token or pass.
-export type CredentialKind = 'api_token' | 'upload_pass' | 'sign_in' | 'connected_app';
+import type { CredentialRecord, ListedKind } from '../../../control/credentials';
 
-export interface Credential {
-  jti: string;
-  kind: CredentialKind;
-  name: string | null;
-  permissions: string[] | null;
-  scopes: string[] | null;
-  parentJti: string | null;
-  createdAt: string;
-  expiresAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  createdBy: { id: string; email: string };
-}
+// The API's own answer types (spec 4.11): the page reads what the API sends.
+export type CredentialKind = ListedKind;
+export type Credential = CredentialRecord;
 
 export type CredentialState = 'active' | 'expired' | 'canceled';
 

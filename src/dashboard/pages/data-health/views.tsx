@@ -1,7 +1,7 @@
 // What the data-health pages show: the per-subject summary, the runs with their filters and pager, the
 // resolve box, and one run with its steps.
 import type { Child } from 'hono/jsx';
-import { Empty, Notice, Table, TableBox, Tag, Time } from '../../components/common';
+import { Empty, Notice, Pager, Table, TableBox, Tag, Time } from '../../components/common';
 import { hx } from '../../components/shell';
 import { formatCount } from '../../format';
 import {
@@ -60,14 +60,10 @@ export function RunList(props: {
       {page.runs.length ? (
         <>
           <RunsTable projectId={props.projectId} page={page} timezone={props.timezone} caption={props.caption} />
-          <nav class="pager" aria-label="Pages of runs">
-            <span aria-live="polite">{`${formatCount(page.runs.length)} shown of ${formatCount(page.pagination.total)} matching ${page.pagination.total === 1 ? 'run' : 'runs'}`}</span>
-            <span class="actions-inline">
-              {pages.previous ? <a href={pages.previous} rel="prev" {...swap(pages.previous)}>Previous</a> : null}
-              {pages.previous && pages.next ? ' · ' : null}
-              {pages.next ? <a href={pages.next} rel="next" {...swap(pages.next)}>Next</a> : null}
-            </span>
-          </nav>
+          <Pager
+            label="Pages of runs" previous={pages.previous} next={pages.next} linked={swap}
+            shown={`${formatCount(page.runs.length)} shown of ${formatCount(page.pagination.total)} matching ${page.pagination.total === 1 ? 'run' : 'runs'}`}
+          />
         </>
       ) : (
         <Empty>
