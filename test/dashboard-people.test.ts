@@ -2,7 +2,7 @@
 // settings (page 12): members, invitations, removal, teams, roles, a person's permissions, the name and
 // retention, and deletion behind the typed name; on DASHBOARD_HOST through the Worker's entry.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cookieOf, expectPage, page, post, signInThroughDashboard, submit, textOf, visit } from './dashboard';
+import { cookieOf, expectPage, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from './dashboard';
 import { api, latestLinkToken, newTenant, uniqueEmail } from './helpers';
 import { addOrgMember, addPerson, uniqueName, type Tenant } from './people';
 
@@ -40,6 +40,8 @@ describe('the People page', () => {
     expect(html).toContain('href="/people/invite"');
     expect(html).toContain('href="/people/teams/new"');
     expect(html).toContain(`action="/people/${memberSession.user.id}/remove"`);
+    // Each row's button names its person for screen readers ("Remove" alone is a list of the same name).
+    expect(unescape(html)).toContain(`Remove<span class="visually-hidden"> ${memberSession.user.name || memberSession.user.email}</span>`);
     // No removing oneself from here.
     expect(html).not.toContain(`action="/people/${tenant.user.id}/remove"`);
   });

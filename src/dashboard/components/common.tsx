@@ -114,15 +114,19 @@ export function Field(props: {
 /**
  * A destructive or weighty action: a button opening a native dialog that asks to confirm (ui.js), whose
  * form posts the action. Without script the button is the form's own submit (the dialog's markup stays
- * closed and unused), so the action still works.
+ * closed and unused), so the action still works. `subject` names what a row's button acts on (read by
+ * screen readers, not shown), so a list of "Remove" buttons is told apart.
  */
-export function ConfirmAction(props: { id: string; action: string; label: string; title: string; children?: Child; danger?: boolean; fields?: Record<string, string> }) {
+export function ConfirmAction(props: { id: string; action: string; label: string; title: string; children?: Child; danger?: boolean; fields?: Record<string, string>; subject?: string }) {
   const hidden = Object.entries(props.fields ?? {}).map(([name, value]) => <input type="hidden" name={name} value={value} />);
   return (
     <>
       <form method="post" action={props.action} class="inline">
         {hidden}
-        <button type="submit" class={`btn btn-small ${props.danger ? 'btn-danger' : 'btn-secondary'}`} data-dialog={props.id}>{props.label}</button>
+        <button type="submit" class={`btn btn-small ${props.danger ? 'btn-danger' : 'btn-secondary'}`} data-dialog={props.id}>
+          {props.label}
+          {props.subject ? <span class="visually-hidden">{` ${props.subject}`}</span> : null}
+        </button>
       </form>
       <dialog id={props.id} aria-labelledby={`${props.id}-title`}>
         <h2 id={`${props.id}-title`}>{props.title}</h2>

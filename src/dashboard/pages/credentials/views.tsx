@@ -120,7 +120,7 @@ function StateCell(props: { row: CredentialRow; cancelAction: string; canCancel:
       {row.state === 'active' && props.canCancel ? (
         <>
           {' '}
-          <ConfirmAction id={`cancel-${row.jti}`} action={props.cancelAction} label={ACTION_LABEL[row.kind]} title={title} danger>
+          <ConfirmAction id={`cancel-${row.jti}`} action={props.cancelAction} label={ACTION_LABEL[row.kind]} subject={row.kind === 'sign_in' ? `of ${row.createdBy.email}` : row.name ?? undefined} title={title} danger>
             <p>
               {row.kind === 'connected_app'
                 ? 'The assistant loses access to every project at once, and the API tokens and upload passes it created are canceled with it.'

@@ -35,7 +35,7 @@ export function TeamPage(props: {
           {
             label: 'Actions',
             cell: (m) => (
-              <ConfirmAction id={`leave-${m.id}`} action={`${base}/members/${m.id}/remove`} label="Remove from team" title={`Remove ${m.name || m.email} from ${team.name}?`} danger>
+              <ConfirmAction id={`leave-${m.id}`} action={`${base}/members/${m.id}/remove`} label="Remove from team" subject={m.name || m.email} title={`Remove ${m.name || m.email} from ${team.name}?`} danger>
                 <p>They stay in the organization and on their other teams.</p>
               </ConfirmAction>
             ),

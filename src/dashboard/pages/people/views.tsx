@@ -90,7 +90,7 @@ export function MembersTable(props: {
         {
           label: 'Actions',
           cell: (m): Child => m.id === props.selfId ? <Tag value="you" /> : props.canRemove ? (
-            <ConfirmAction id={`remove-${m.id}`} action={`/people/${m.id}/remove`} label="Remove" title={`Remove ${m.name || m.email}?`} danger>
+            <ConfirmAction id={`remove-${m.id}`} action={`/people/${m.id}/remove`} label="Remove" subject={m.name || m.email} title={`Remove ${m.name || m.email}?`} danger>
               <p>They leave every team and their sign-ins end at once. API tokens and upload passes they created keep working until canceled.</p>
             </ConfirmAction>
           ) : null,
