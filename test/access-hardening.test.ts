@@ -390,6 +390,11 @@ describe('spec details (control plane)', () => {
     expect(await activityRows(a.orgId, 'session.switched')).toHaveLength(1);
     const preferences = await json(await api('/api/v1/user/preference', { token: again.jwt }));
     expect(preferences.last_context).toEqual({ orgId: a.orgId, projectId: other });
+    // An organization switch saves where it landed too.
+    const b = await newTenant('back-and-forth-b');
+    await inviteMember(b, a.user.email);
+    const inB = await json(await switchOrg(again.jwt, b.orgId));
+    expect((await json(await api('/api/v1/user/preference', { token: inB.jwt }))).last_context).toEqual({ orgId: b.orgId, projectId: inB.projectId });
   });
 
   it('activity: a team update or addition that changes nothing writes no entry', async () => {

@@ -239,7 +239,8 @@ export async function switchSession(db: ControlDb, env: Env, from: SwitchFrom, p
 /**
  * Moves a session to another organization the person is an active member of, under the same sign-in
  * (signing out or canceling it ends every organization's sessions). It lands in the project the
- * person used last there when they still reach it, else the first they reach (or none).
+ * person used last there when they still reach it, else the first they reach (or none), and saves
+ * that as the person's `last_context`.
  */
 export async function switchOrganization(db: ControlDb, env: Env, from: SwitchFrom, orgId: string) {
   const memberships = (await activeMemberships(db, from.userId)).map((m) => m.orgId);
@@ -251,6 +252,8 @@ export async function switchOrganization(db: ControlDb, env: Env, from: SwitchFr
     .bind(from.userId, orgId)
     .all<{ project_id: string }>();
   const projectId = used.map((r) => r.project_id).find((id) => reachable.includes(id)) ?? reachable[0] ?? null;
+  // Where the person works now, as a project switch saves it (a context names a project).
+  if (projectId) await db.update(users).set({ lastContext: { orgId, projectId } }).where(eq(users.id, from.userId));
   return issueSession(db, env, {
     signInJti: from.signInJti, userId: from.userId, orgId, projectId,
     expiresAt: await signInExpiry(db, from.signInJti), activity: switched(from, orgId, projectId),
