@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DASHBOARD, expectPage, h1Of, page, post, signInThroughDashboard, submit, textOf, unescape } from './dashboard';
 import { authorizeUrl, Browser, inputValue, pkce, REDIRECT_URI, registerClient, signInToApprove, tokenRequest } from './assistant';
 import { api, json, newTenant, type Session } from './helpers';
+import { addPerson } from './people';
 
 const linksSentTo = async (email: string) =>
   (await env.DB.prepare('SELECT count(*) AS n FROM sign_in_links WHERE email = ?').bind(email.toLowerCase()).first<{ n: number }>())!.n;
@@ -168,6 +169,16 @@ describe('connecting an assistant while signed in on the dashboard', () => {
     const html = await signInToApprove(new Browser(), clientId, tenant.user.email, challenge);
     expect(h1Of(html)).toBe(`Allow Test assistant to use Posture as ${tenant.user.email}?`);
     expect(html).toContain(`href="${DASHBOARD}/projects/${tenant.projectId}/credentials"`);
+  });
+
+  it('a person who may not see credentials anywhere (a Viewer) is linked to the dashboard\'s start instead', async () => {
+    const tenant = await newTenant('assistant-viewer');
+    const viewer = await addPerson(tenant, 'Viewer');
+    const clientId = await registerClient();
+    const { challenge } = await pkce();
+    const html = await signInToApprove(new Browser(), clientId, viewer.user.email, challenge);
+    expect(html).not.toContain('/credentials"');
+    expect(html).toContain(`href="${DASHBOARD}/"`);
   });
 
   it('the dashboard page\'s CSP lets its form lead on to the API host\'s authorize pages only', async () => {

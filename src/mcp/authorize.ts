@@ -6,7 +6,7 @@ import { AuthorizationError, CimdFetchError, type AuthRequest, type OAuthHelpers
 import { inArray } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { reachableProjectIds } from '../auth/access';
+import { personPermissions, reachableProjectIds } from '../auth/access';
 import { bumpAccessEpoch } from '../auth/access-cache';
 import { consumeSignInLink, requestSignIn } from '../auth/sign-in';
 import { connectApp } from '../control/connected-apps';
@@ -136,11 +136,16 @@ async function approvalPage(c: Context<AppEnv>, id: string, pending: Pending, in
   }), input.error ? 400 : 200, consent.headers);
 }
 
-/** Where the person sees and disconnects their connected apps: a project's Credentials page on the dashboard. */
+/**
+ * Where the person sees and disconnects their connected apps: the Credentials page of a project where
+ * they may (it needs `project:edit`), else the dashboard's start. At most the first 20 projects are asked.
+ */
 async function connectedAppsHref(env: Env, orgId: string, userId: string): Promise<string> {
   const dashboard = env.DASHBOARD_URL.replace(/\/+$/, '');
-  const [projectId] = await reachableProjectIds(env.DB, orgId, userId);
-  return projectId ? `${dashboard}/projects/${projectId}/credentials` : `${dashboard}/`;
+  for (const projectId of (await reachableProjectIds(env.DB, orgId, userId)).slice(0, 20)) {
+    if ((await personPermissions(env.DB, orgId, userId, projectId)).project.has('project:edit')) return `${dashboard}/projects/${projectId}/credentials`;
+  }
+  return `${dashboard}/`;
 }
 
 /**
