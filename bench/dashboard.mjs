@@ -204,13 +204,13 @@ async function measureInteractions(browser, scale) {
   const RUNS = Number(process.env.RUNS ?? 20);
   let context = await freshSignIn(browser);
   let page = await context.newPage();
-  const swapped = (selector) => page.evaluate((sel) => new Promise((resolve) => {
+  // htmx 4 fires htmx:after:swap on the element that made the request (the button, the form), not on
+  // the target: the first swap after the action is its answer.
+  const swapped = () => page.evaluate(() => new Promise((resolve) => {
     const started = performance.now();
-    document.addEventListener('htmx:after:swap', (e) => {
-      if (e.target?.closest?.(sel) || e.target?.matches?.(sel)) resolve(performance.now() - started);
-    });
+    document.addEventListener('htmx:after:swap', () => resolve(performance.now() - started), { once: true });
     window.__go?.();
-  }), selector);
+  }));
   const result = { simulate: [], search: [], job: [] };
 
   // Simulating 3 fixes on the 1,000-subject portfolio: tick the top three rows, press Simulate.
@@ -220,7 +220,7 @@ async function measureInteractions(browser, scale) {
     const boxes = page.locator('input[name="row"]');
     for (let n = 0; n < 3; n++) await boxes.nth(n + (i % 5)).check();
     await page.evaluate(() => { window.__go = () => document.querySelector('#fixes-form button[hx-get]')?.click(); });
-    const took = await swapped('#simulation');
+    const took = await swapped();
     if (i) result.simulate.push(took);
   }
 
@@ -233,7 +233,7 @@ async function measureInteractions(browser, scale) {
     await page.goto(`${service.dashboard}/projects/${scale.reportProjectId}/reports/${scale.reportId}`, { waitUntil: 'load' });
     await page.locator('#report-search').fill(words[i % words.length]);
     await page.evaluate(() => { window.__go = () => document.querySelector('form[role="search"]').requestSubmit(); });
-    const took = await swapped('#report-results');
+    const took = await swapped();
     if (i) result.search.push(took);
   }
 
