@@ -242,8 +242,10 @@ async function measureInteractions(browser, scale) {
   page = await context.newPage();
   // A job change reaching an open surveys page: a small bundle uploaded with the CLI; the time from the
   // API's job-stream event announcing the new survey to its target name showing on the page.
-  const { jwt: session } = await devCall(base, '/api/v1/dev/session');
+  const { jwt: demoSession } = await devCall(base, '/api/v1/dev/session');
   const P = `${base}/api/v1/project/${scale.projectId}`;
+  // A session on the scale project (an upload pass is made for the session's own project).
+  const session = (await (await fetch(`${P}/session`, { method: 'POST', headers: { authorization: `Bearer ${demoSession}` } })).json()).jwt;
   const pass = await createPass(P, session);
   const events = watchJobStream(`${P}/v1/job/stream`, session);
   await page.goto(`${service.dashboard}/projects/${scale.projectId}/surveys`, { waitUntil: 'load' });
