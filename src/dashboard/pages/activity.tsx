@@ -9,18 +9,11 @@ import { Empty, PageTitle, Pager, Table, Tag, Time } from '../components/common'
 import { hx } from '../components/shell';
 import type { DashContext, DashEnv, Frame } from '../context';
 import { formatCount } from '../format';
+import type { ActivityEntry } from '../../control/activity-query';
 import { fragment, shellPage, wantsFragment } from '../respond';
 
-interface Entry {
-  id: string;
-  action: string;
-  actor: { id: string; email: string; name: string; kind: string } | null;
-  projectId: string | null;
-  project: { id: string; name: string } | null;
-  createdAt: string;
-  data: Record<string, unknown>;
-  traceId?: string;
-}
+// The API's own entry type: the page reads what the API sends.
+type Entry = ActivityEntry;
 interface ActivityPage { entries: Entry[]; availableActions: string[]; pagination: { firstId: string | null; lastId: string | null; hasMore: boolean; total: number } }
 interface Members { users: { id: string; email: string; name: string }[] }
 

@@ -1,45 +1,14 @@
 // Data health's answers (spec 4.12, part 2 "Data health") and how the pages read them: the run filters in
 // the URL, the API query they make, the pages on either side of a cursor, the words for a completeness.
-export type Outcome = 'complete' | 'partial' | 'failed';
+import type { Completeness, HealthRunAnswer, RunOutcome, RunPage as ApiRunPage, SubjectHealth as ApiSubjectHealth } from '../../../project/health';
 
-export interface Completeness {
-  components: number | null;
-  crypto_assets: number | null;
-  observations: number | null;
-  previous_run_id: string | null;
-  previous_components: number | null;
-  previous_crypto_assets: number | null;
-  previous_observations: number | null;
-  ratio: number | null;
-}
-
-export interface HealthRun {
-  id: string;
-  subject: string | null;
-  survey_type: string;
-  status: string;
-  outcome: Outcome | null;
-  failure_class: string | null;
-  ci_run_id: string | null;
-  tag: string | null;
-  created_at: string;
-  finished_at: string | null;
-  deleted_at: string | null;
-  completeness: Completeness;
-}
-
-export interface Pagination { firstId: string | null; lastId: string | null; hasMore: boolean; total: number }
-export interface RunPage { runs: HealthRun[]; pagination: Pagination }
-
-export interface SubjectHealth {
-  subject: string;
-  last_analyzed_at: string | null;
-  evidence: string[];
-  latest_outcome: Outcome | null;
-  latest_run_id: string;
-  latest_status: string;
-  completeness: Completeness;
-}
+// The API's own answer types: the pages read what the API sends.
+export type Outcome = RunOutcome;
+export type { Completeness };
+export type HealthRun = HealthRunAnswer;
+export type RunPage = ApiRunPage;
+export type Pagination = RunPage['pagination'];
+export type SubjectHealth = ApiSubjectHealth;
 export interface Summary { subjects: SubjectHealth[]; generated_at: string }
 
 export interface Resolved { kind: 'run' | 'step' | 'subject'; matched: string; run_id?: string; step_id?: string; subject?: string; deep_link: string }
