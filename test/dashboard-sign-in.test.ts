@@ -1,6 +1,7 @@
 // The dashboard's sign-in (issue 21, first part): the email form, the emailed link's page, the session
 // cookie, the landing page and signing out, on DASHBOARD_HOST, through the Worker's own entry.
 import { env, exports } from 'cloudflare:workers';
+import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../src/dashboard/session-cookie';
 import { cookieOf, FROM_DASHBOARD, h1Of, post, signInThroughDashboard, unescape, visit } from './dashboard';
@@ -205,5 +206,25 @@ describe('the frame\'s guards', () => {
     expect(themed.status).toBe(303);
     const odd = await visit('/profile', { headers: { cookie: `${cookie}; __Host-posture-display=tz%3DNot%2FA_Zone%26theme%3Ddark` } });
     expect(odd.status).toBe(200);
+  });
+});
+
+describe('the rate limit on the dashboard', () => {
+  it('a page counts once against the sign-in\'s allowance, however many API calls it makes; past the allowance it is the 429 page', async () => {
+    const tenant = await newTenant('page-allowance');
+    const cookie = await signInThroughDashboard(tenant.user.email);
+    const session = decodeURIComponent(cookie.slice(cookie.indexOf('=') + 1));
+    const sid = decodeJwt(session).sid as string;
+    // One request left of the 600 a minute (signing in read the preferences: one); the overview makes
+    // several calls (its frame and its content).
+    for (let i = 0; i < 598; i++) await env.RATE_LIMITER.limit({ key: sid });
+    const overview = await visit(`/projects/${tenant.projectId}`, { headers: { cookie } });
+    expect(overview.status, (await overview.clone().text()).slice(0, 300)).toBe(200);
+    expect(Number(/desc="(\d+) calls"/.exec(overview.headers.get('server-timing') ?? '')?.[1])).toBeGreaterThan(1);
+    const next = await visit(`/projects/${tenant.projectId}`, { headers: { cookie } });
+    expect(next.status).toBe(429);
+    expect(h1Of(await next.text())).toBe('Too many requests');
+    // The allowance is the sign-in's, whichever door: the API with the same session is refused too.
+    expect((await api('/api/v1/user', { token: session, method: 'GET' })).status).toBe(429);
   });
 });

@@ -1,8 +1,10 @@
 // How a page calls the API: in-process, through the Worker's own entry (so the API's permissions,
-// errors, rate limits and activity entries apply as to any caller), on the dashboard's origin, with the
-// session as a bearer token and the page's request id. Never domain functions.
+// errors, rate limits and activity entries apply as to any caller, though a page counts once against
+// the rate limit), on the dashboard's origin, with the session as a bearer token and the page's
+// request id. Never domain functions.
 import type { Context } from 'hono';
 import type { AppEnv } from '../lib/context';
+import { countWithPage } from '../middleware/rate-limit';
 import type { DashContext, Entry } from './context';
 
 export type { Entry };
@@ -58,7 +60,9 @@ export async function fetchApi(
   // A value from the address or a form interpolated as `..` or `.` (a member, a subject name) would
   // otherwise climb to its parent (`…/member/..` is the portfolio itself): such a path is not called.
   if (url.pathname !== path.split('?')[0]) throw new ApiRefusal(404, { error: 'There is nothing at this address.', code: 'not_found' }, new Headers());
-  return entry(new Request(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) }), c.env, c.executionCtx as ExecutionContext);
+  const request = new Request(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  countWithPage(request, c.req.raw);
+  return entry(request, c.env, c.executionCtx as ExecutionContext);
 }
 
 /** The body as JSON (or text when it is not), read whole. */

@@ -9,7 +9,7 @@ import { CREDENTIAL_KINDS, signingKeys, verifyToken, type CredentialTokenKind } 
 import type { AppEnv } from '../lib/context';
 import { ApiError, forbidden, invalidParameter, permissionDenied } from '../lib/errors';
 import { UUID_PATTERN } from '../lib/ids';
-import { checkRateLimit, rateLimitKey } from './rate-limit';
+import { checkRateLimitOnce, rateLimitKey } from './rate-limit';
 import { openReadSession, primaryDb } from './read-session';
 
 /** Which credentials an operation accepts: spec "Any", "Session" or "Pass". */
@@ -78,7 +78,7 @@ export async function authenticateRequest(c: Parameters<MiddlewareHandler<AppEnv
     throw new ApiError('api_host_required', `API tokens must call the API host ${c.env.API_HOST}, not the dashboard.`);
   }
   if (!claims.org) throw new ApiError('unauthorized', 'The token names no organization.');
-  const [, cache] = await Promise.all([checkRateLimit(c.env, rateLimitKey(claims)), openAccessCache(c.env, claims.org)]);
+  const [, cache] = await Promise.all([checkRateLimitOnce(c.env, c.req.raw, rateLimitKey(claims)), openAccessCache(c.env, claims.org)]);
   c.set('access', cache);
   const principal = await loadPrincipal(c.env.DB, claims, new Date(), cache);
   if (needsTouch(principal)) c.executionCtx.waitUntil(touchCredential(c.env.DB, principal.jti).catch(() => undefined));

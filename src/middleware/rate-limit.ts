@@ -17,3 +17,25 @@ export async function checkRateLimit(env: Env, key: string): Promise<void> {
 export function rateLimitKey(claims: { kind: string; jti: string; sid?: unknown }): string {
   return claims.kind === 'session' && typeof claims.sid === 'string' ? claims.sid : claims.jti;
 }
+
+// A dashboard page makes several in-process API calls (its frame and its content); the person made
+// one request, so the page counts once against the allowance. Each in-process request is tied to the
+// page's own request, which remembers the keys already counted. Only objects made in this isolate can
+// be tied: nothing a caller sends can claim it.
+const keysCountedFor = new WeakMap<Request, Set<string>>();
+
+/** Ties an in-process API request to the dashboard request it serves. */
+export function countWithPage(apiRequest: Request, pageRequest: Request): void {
+  let counted = keysCountedFor.get(pageRequest);
+  if (!counted) keysCountedFor.set(pageRequest, (counted = new Set()));
+  keysCountedFor.set(apiRequest, counted);
+}
+
+/** `checkRateLimit`, once per key for the requests of one dashboard page (`countWithPage`). */
+export async function checkRateLimitOnce(env: Env, request: Request, key: string): Promise<void> {
+  const counted = keysCountedFor.get(request);
+  if (counted?.has(key)) return;
+  // Marked before the wait: the page's parallel calls see it and are not counted again.
+  counted?.add(key);
+  await checkRateLimit(env, key);
+}
