@@ -6,7 +6,7 @@
 // - every page found from the navigation and each page's links (scripts/browser/walk.mjs: same origin,
 //   one address per kind of page, at most $PAGE_CAP) answers with one h1, in the light and dark themes
 //   and at 1280x800 and 390x844, with no critical or serious axe-core violation (wcag2a, wcag2aa,
-//   wcag21aa, wcag22aa), no console error, no CSP violation and no sideways scrolling;
+//   wcag21aa, wcag22aa), no console error, no CSP violation and no sideways scrolling (also at 320 px wide);
 // - from the keyboard: Tab from the top reaches the skip link first (Enter moves focus to the main
 //   content), every control Tab reaches shows a visible focus indicator, and sign-out is reachable;
 // - then (scripts/browser/journey.mjs) the keyboard journey with keys only: sign in through the emailed
@@ -17,7 +17,7 @@
 // Pages answering 404 are listed (areas not built yet), not failed. Exits 1 when a check fails.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { DESKTOP, MOBILE, chooseTheme, discoverPages, fetchDashboard, launch, openSignInLink, signInByEmail, startService, watchedPage } from './browser/harness.mjs';
+import { DESKTOP, MOBILE, NARROW, chooseTheme, discoverPages, fetchDashboard, launch, openSignInLink, signInByEmail, startService, watchedPage } from './browser/harness.mjs';
 import { exportDownloads, keyboardJourney, liveUpload } from './browser/journey.mjs';
 import { focusVisible, seriousViolations } from './browser/walk.mjs';
 
@@ -190,6 +190,13 @@ async function main() {
         }
       }
     }
+    // Reflow (WCAG 1.4.10): at 320 CSS px wide, no page scrolls sideways (checked in one theme: the
+    // layout does not change with it).
+    await page.setViewportSize(NARROW);
+    for (const p of shown) {
+      await page.goto(p.url, { waitUntil: 'load' });
+      check(!(await pageFacts(page)).sideways, `${new URL(p.url).pathname} (320x640): scrolls sideways`);
+    }
     // The skip link moves focus to the main content.
     await page.setViewportSize(DESKTOP);
     await page.goto(home, { waitUntil: 'load' });
@@ -210,7 +217,7 @@ async function main() {
 
     if (refocused) notes.push(`the browser's focus had left the page ${refocused} time(s) before a keyboard check; the page was brought to the front`);
     for (const line of lesser) notes.push(`axe ${line} (moderate and minor ones are listed, with a reason, in docs/dashboard.md)`);
-    say(`Checked ${shown.length} pages x 2 themes x 2 sizes (${axeRuns} axe runs, ${tabStops} Tab stops with a visible focus check) in ${seconds()}.`);
+    say(`Checked ${shown.length} pages x 2 themes x 2 sizes, and at 320 px wide (${axeRuns} axe runs, ${tabStops} Tab stops with a visible focus check) in ${seconds()}.`);
 
     // The journeys (scripts/browser/journey.mjs), after the walk: they add a project, a rating and a survey.
     const projectId = /\/projects\/([0-9a-f-]{36})/.exec(home)[1];

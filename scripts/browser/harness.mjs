@@ -15,6 +15,7 @@ import { devReadyLines, pageKind, pageLinks, signInLinkOf } from './walk.mjs';
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const DESKTOP = { width: 1280, height: 800 };
 export const MOBILE = { width: 390, height: 844 };
+export const NARROW = { width: 320, height: 640 };
 /** At most this many kinds of page are visited. */
 export const PAGE_CAP = Number(process.env.PAGE_CAP || 80);
 
