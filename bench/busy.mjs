@@ -6,7 +6,7 @@
 // carried, and how long the analysis took. A read waits at most its project call deadline (20 s) on
 // the service side, so none should go unanswered.
 import { join } from 'node:path';
-import { benchService, cli, createPass, generateSbom, until } from './harness.mjs';
+import { benchService, cli, createPass, followJobStream, generateSbom, until } from './harness.mjs';
 
 const PORT = Number(process.env.BENCH_PORT || 8797);
 const COMPONENTS = Number(process.env.BENCH_COMPONENTS || 150_000);
@@ -96,26 +96,10 @@ function timed(promise, ms) {
 
 /** Counts job-update events on the project's job stream until stopped. */
 function countStreamEvents(url, session) {
-  const controller = new AbortController();
   const counts = { updates: 0, progress: new Set() };
-  fetch(url, { headers: { authorization: `Bearer ${session}`, accept: 'text/event-stream' }, signal: controller.signal })
-    .then(async (res) => {
-      const decoder = new TextDecoder();
-      let buffer = '';
-      for await (const chunk of res.body) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const event = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = event.split('\n').find((l) => l.startsWith('data: '));
-          if (!data) continue;
-          counts.updates++;
-          const job = JSON.parse(data.slice(6));
-          if (job.step_type === 'ANALYZE') counts.progress.add(job.progress);
-        }
-      }
-    })
-    .catch(() => undefined);
-  return { stop: () => (controller.abort(), { updates: counts.updates, progressValues: counts.progress.size }) };
+  const stream = followJobStream(url, session, (job) => {
+    counts.updates++;
+    if (job.step_type === 'ANALYZE') counts.progress.add(job.progress);
+  });
+  return { stop: () => (stream.stop(), { updates: counts.updates, progressValues: counts.progress.size }) };
 }

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { devCall } from '../scripts/local.mjs';
 import { discoverPages, launch, openSignInLink, startService } from '../scripts/browser/harness.mjs';
-import { cli, createPass, quantile, until } from './harness.mjs';
+import { cli, createPass, followJobStream, quantile, until } from './harness.mjs';
 
 const LOADS = Number(process.env.LOADS ?? 20);
 const ENTRIES = Number(process.env.ENTRIES ?? 20_000);
@@ -281,24 +281,11 @@ async function measureInteractions(browser, scale) {
 
 /** The API's job stream read in Node: when each job's first event arrived (wall clock, ms). */
 function watchJobStream(url, session) {
-  const controller = new AbortController();
   const first = new Map();
-  fetch(url, { headers: { authorization: `Bearer ${session}`, accept: 'text/event-stream' }, signal: controller.signal }).then(async (res) => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of res.body) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const data = buffer.slice(0, end).split('\n').find((l) => l.startsWith('data: '));
-        buffer = buffer.slice(end + 2);
-        if (!data) continue;
-        const job = JSON.parse(data.slice(6));
-        for (const id of [job.id, job.parent_id, job.parentId]) if (id && !first.has(id)) first.set(id, Date.now());
-      }
-    }
-  }).catch(() => undefined);
-  return { firstFor: (id) => first.get(id) ?? null, stop: () => controller.abort() };
+  const stream = followJobStream(url, session, (job) => {
+    for (const id of [job.id, job.parent_id, job.parentId]) if (id && !first.has(id)) first.set(id, Date.now());
+  });
+  return { firstFor: (id) => first.get(id) ?? null, stop: stream.stop };
 }
 
 function printInteractions(result) {

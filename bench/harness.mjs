@@ -319,3 +319,27 @@ export function printProfile(what, profile, sourceMap, parts, top = 25) {
   const listed = [...inclusive].filter(([name]) => ours(name) || parts.some((p) => name.startsWith(`${p} `))).sort((a, b) => b[1] - a[1]);
   for (const [name, v] of listed.slice(0, top)) console.log(`  ${ms(v)}  ${name}`);
 }
+
+/**
+ * Follows a project's job stream (`P/v1/job/stream`), calling `onJob` with each event's job; `stop()`
+ * closes it. Shared by bench:busy (counting updates) and bench:dashboard (when a job first appears).
+ */
+export function followJobStream(url, session, onJob) {
+  const controller = new AbortController();
+  fetch(url, { headers: { authorization: `Bearer ${session}`, accept: 'text/event-stream' }, signal: controller.signal })
+    .then(async (res) => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for await (const chunk of res.body) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const data = buffer.slice(0, end).split('\n').find((l) => l.startsWith('data: '));
+          buffer = buffer.slice(end + 2);
+          if (data) onJob(JSON.parse(data.slice(6)));
+        }
+      }
+    })
+    .catch(() => undefined);
+  return { stop: () => controller.abort() };
+}
