@@ -59,6 +59,9 @@ async function builtIn(t: T) {
   return portfolios.find((p: any) => p.is_implicit);
 }
 
+/** Rows of a query run in the project's object. */
+const sqlIn = <R>(projectId: string, query: string, ...bindings: unknown[]) => runInDurableObject(projectStub(env, projectId), (_i, state) =>
+  state.storage.sql.exec(query, ...bindings).toArray() as unknown as R[]);
 const stateOf = async (t: T, id: string, query = '') => api(`${portfolioPath(t, id)}/state${query}`, { token: t.token });
 const rankOf = async (t: T, id: string, query = '') => json(await api(`${portfolioPath(t, id)}/rank${query}`, { token: t.token }));
 const simulate = (t: T, id: string, body: unknown, query = '') => api(`${portfolioPath(t, id)}/simulate${query}`, { token: t.token, body });
@@ -635,9 +638,6 @@ describe('OpenAPI document', () => {
 });
 
 describe('scoring work', () => {
-  const sqlIn = <R>(projectId: string, query: string, ...bindings: unknown[]) => runInDurableObject(projectStub(env, projectId), (_i, state) =>
-    state.storage.sql.exec(query, ...bindings).toArray() as unknown as R[]);
-
   it('scores the built-in portfolio of a project whose storage predates portfolios, from the alarm', async () => {
     const older = await dataTenant('older');
     await analysed(older, sbom('legacy', [['lodash', '4.17.15']]));
@@ -677,4 +677,45 @@ describe('scoring work', () => {
     expect((await api(`${P(tired.projectId)}/v1/portfolio/${implicit.portfolio_id}/state`, { token: tired.token })).status).toBe(200);
     expect(history.length).toBeGreaterThan(0);
   });
+});
+
+describe('a fix row larger than one stored value', () => {
+  it('scores a subject with 20,000 keys of one algorithm: the row holds every finding, pages and simulates', async () => {
+    const big = await dataTenant('big-row');
+    // 20,000 distinct RSA-2048 public keys, each in its own file: one ranked row carrying 20,000
+    // findings and occurrences, several MB of JSON (a project object's SQLite value holds at most 2 MB).
+    const components: Record<string, unknown>[] = [{ type: 'cryptographic-asset', 'bom-ref': 'alg-rsa', name: 'RSA-2048', cryptoProperties: { assetType: 'algorithm', algorithmProperties: { primitive: 'pke', parameterSetIdentifier: '2048' } } }];
+    for (let i = 0; i < 20_000; i++) {
+      components.push({
+        type: 'cryptographic-asset', 'bom-ref': `key-${i}`, name: `key-${i}`,
+        cryptoProperties: { assetType: 'related-crypto-material', relatedCryptoMaterialProperties: { type: 'public-key', algorithmRef: 'alg-rsa', size: 2048, value: `key-${i}` } },
+        evidence: { occurrences: [{ location: `keys/key-${i}.pem` }] },
+      });
+    }
+    await analysed(big, JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'application', name: 'keys' } }, components }), { target: 'keys' });
+    await settleScoring(big);
+    const implicit = (await json(await api(`${P(big.projectId)}/v1/portfolio`, { token: big.token }))).portfolios.find((p: any) => p.is_implicit);
+    expect(implicit.scoring).toBe('scored');
+    const path = `${P(big.projectId)}/v1/portfolio/${implicit.portfolio_id}`;
+    const page = await json(await api(`${path}/rank`, { token: big.token }));
+    const row = page.rows.find((r: any) => r.findings.length >= 20_000);
+    expect(row, JSON.stringify(page.rows.map((r: any) => [r.item_key, r.findings.length]))).toBeDefined();
+    expect(new Set(row.findings.map((f: any) => f.finding_key)).size).toBe(row.findings.length);
+    const summary = await json(await api(`${path}/rank?summary=true`, { token: big.token }));
+    expect(summary.rows.find((r: any) => r.item_key === row.item_key).findings).toHaveLength(10);
+    // Simulate one finding of the row, then the whole row: the projection moves, the second further.
+    const one = await json(await api(`${path}/simulate`, { token: big.token, body: { item_key: row.item_key, finding_key: row.findings[19_999].finding_key } }));
+    const whole = await json(await api(`${path}/simulate?rank=true`, { token: big.token, body: { item_key: row.item_key } }));
+    expect(whole.projected.axes.pqc.score).toBeGreaterThan(one.projected.axes.pqc.score);
+    expect(whole.rank.some((r: any) => r.item_key === row.item_key)).toBe(false);
+    // The pieces belong to the current builds only; deleting a portfolio deletes its pieces.
+    const partsByBuild = () => sqlIn<{ build: string; n: number }>(big.projectId, 'SELECT build, COUNT(*) AS n FROM portfolio_fix_parts GROUP BY build ORDER BY build');
+    const builds = () => sqlIn<{ build: string }>(big.projectId, 'SELECT build FROM portfolio_results ORDER BY build');
+    const created = await json(await api(`${P(big.projectId)}/v1/portfolio`, { token: big.token, body: { name: 'Keys', members: ['keys'] } }));
+    await settleScoring(big);
+    expect((await partsByBuild()).map((b) => b.build)).toEqual((await builds()).map((b) => b.build));
+    expect((await partsByBuild()).every((b) => b.n > 2)).toBe(true);
+    expect((await api(`${P(big.projectId)}/v1/portfolio/${created.portfolio_id}`, { token: big.token, method: 'DELETE' })).status).toBe(204);
+    expect(await partsByBuild()).toHaveLength(1);
+  }, 120_000);
 });

@@ -336,7 +336,22 @@ export const portfolioFixes = sqliteTable('portfolio_fixes', {
   summary: text('summary').notNull(),
   /** Which findings of which subjects it removes (src/scoring/portfolio.ts `Effect`). */
   effects: text('effects').notNull(),
+  /**
+   * 1 when `row` and `effects` are too large for one stored row (SQLite here holds at most 2 MB in
+   * one): they are then empty here and kept in `portfolio_fix_parts`.
+   */
+  parted: integer('parted').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.build, t.rank] }), uniqueIndex('portfolio_fixes_item').on(t.build, t.itemKey)]);
+
+/** The `row` and `effects` text of a parted fix row, in consecutive pieces. */
+export const portfolioFixParts = sqliteTable('portfolio_fix_parts', {
+  build: text('build').notNull(),
+  itemKey: text('item_key').notNull(),
+  /** `row` or `effects`. */
+  field: text('field').notNull(),
+  part: integer('part').notNull(),
+  text: text('text').notNull(),
+}, (t) => [primaryKey({ columns: [t.build, t.itemKey, t.field, t.part] })]);
 
 /** Score history (spec 2): one row per axis whose score moved, with the band and the cause. */
 export const scoreHistory = sqliteTable('score_history', {

@@ -14,7 +14,7 @@ import { bundledComponents } from './dependency-graph';
 import { memberSubjects, portfoliosHolding, requireScored, type PortfolioRow } from './portfolios';
 import { compressedAnswers, type StoredAnswer } from './answer-cache';
 import { POSTURE_FIXES, snapshotAsOf, snapshotScored } from './posture';
-import { portfolioFixes, portfolioResults, portfolios, scoredFindings as scoredTable, scoreHistory, scoringWork, subjects, subjectScores } from './schema';
+import { portfolioResults, portfolios, scoredFindings as scoredTable, scoreHistory, scoringWork, subjects, subjectScores } from './schema';
 
 export type ScoringCause = 'survey' | 'membership' | 'rating' | 'vulnerability-data' | 'snapshot' | 'backfill';
 
@@ -248,14 +248,40 @@ export function findingsPage(state: ProjectState, input: { subjects: string[]; a
   ).toArray().map((r) => ({ subject: r.subject, id: r.id, axis: r.axis as Axis, findingKey: r.finding_key, itemKey: r.item_key, penalty: r.penalty, detail: JSON.parse(r.detail) as JsonObject }));
 }
 
-/** Writes a slice of a build's ranked rows (not visible until the build is made current). */
+/**
+ * Characters of one stored piece of a parted fix row. SQLite here takes at most 2 MB in one row; a
+ * piece stays under it even at 3 bytes a character.
+ */
+export const FIX_PART_CHARS = 500_000;
+
+/**
+ * Writes a slice of a build's ranked rows (not visible until the build is made current). A row whose
+ * text does not fit in one stored row (a subject with 20,000 keys of one algorithm: several MB) keeps
+ * its `row` and `effects` in pieces in `portfolio_fix_parts`.
+ */
 export function stageFixes(state: ProjectState, input: { build: string; rows: Pick<FixRow, 'itemKey' | 'gain' | 'row' | 'summary' | 'effects'>[] }): void {
   state.db.transaction(() => {
     for (const r of input.rows) {
-      state.sql.exec('INSERT OR REPLACE INTO portfolio_fixes (build, rank, item_key, gain, row, summary, effects) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        input.build, r.row.rank as number, r.itemKey, r.gain.overall, JSON.stringify(r.row), JSON.stringify(r.summary), JSON.stringify(r.effects));
+      const [row, summary, effects] = [JSON.stringify(r.row), JSON.stringify(r.summary), JSON.stringify(r.effects)];
+      const parted = row.length + summary.length + effects.length > FIX_PART_CHARS;
+      state.sql.exec('INSERT OR REPLACE INTO portfolio_fixes (build, rank, item_key, gain, row, summary, effects, parted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        input.build, r.row.rank as number, r.itemKey, r.gain.overall, parted ? '' : row, summary, parted ? '' : effects, parted ? 1 : 0);
+      if (!parted) continue;
+      // Staged again after a retry: the pieces start afresh.
+      state.sql.exec('DELETE FROM portfolio_fix_parts WHERE build = ? AND item_key = ?', input.build, r.itemKey);
+      for (const [field, text] of [['row', row], ['effects', effects]] as const) {
+        for (let at = 0, part = 0; at < text.length; at += FIX_PART_CHARS, part++) {
+          state.sql.exec('INSERT INTO portfolio_fix_parts (build, item_key, field, part, text) VALUES (?, ?, ?, ?, ?)', input.build, r.itemKey, field, part, text.slice(at, at + FIX_PART_CHARS));
+        }
+      }
     }
   });
+}
+
+/** A parted fix row's `row` or `effects` text, its pieces joined. */
+function joinedParts(state: ProjectState, build: string, itemKey: string, field: 'row' | 'effects'): string {
+  return state.sql.exec<{ text: string }>('SELECT text FROM portfolio_fix_parts WHERE build = ? AND item_key = ? AND field = ? ORDER BY part', build, itemKey, field)
+    .toArray().map((r) => r.text).join('');
 }
 
 export interface FinishedScoring {
@@ -280,7 +306,7 @@ export async function finishScoring(state: ProjectState, input: FinishedScoring)
   const work = state.db.select().from(scoringWork).where(eq(scoringWork.portfolioId, input.portfolioId)).get();
   const current = row && !row.deletedAt && row.generation === input.generation && work?.generation === input.generation && work.attempts === input.attempt;
   if (!current) {
-    state.db.delete(portfolioFixes).where(eq(portfolioFixes.build, input.build)).run();
+    dropBuild(state, input.build);
     return { kept: false };
   }
   const previous = state.db.select().from(portfolioResults).where(eq(portfolioResults.portfolioId, row.id)).get();
@@ -307,11 +333,13 @@ export async function finishScoring(state: ProjectState, input: FinishedScoring)
   return { kept: true };
 }
 
-/** Deletes a build's rows in slices that keep the object answering. */
+/** Deletes a build's rows (and the pieces of its parted rows) in slices that keep the object answering. */
 export function dropBuild(state: ProjectState, build: string): void {
-  for (;;) {
-    const deleted = state.sql.exec('DELETE FROM portfolio_fixes WHERE rowid IN (SELECT rowid FROM portfolio_fixes WHERE build = ? LIMIT 2000)', build).rowsWritten;
-    if (deleted < 2000) return;
+  for (const table of ['portfolio_fix_parts', 'portfolio_fixes']) {
+    for (;;) {
+      const deleted = state.sql.exec(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE build = ? LIMIT 2000)`, build).rowsWritten;
+      if (deleted < 2000) break;
+    }
   }
 }
 
@@ -362,8 +390,8 @@ const rankBody = (page: RankPage) => `{"rows":[${page.rows.join(',')}],"total":$
 function rankPage(state: ProjectState, portfolioId: string, query: { offset: number; limit: number; summary: boolean }): RankPage {
   const { result } = requireScored(state, portfolioId);
   const column = query.summary ? 'summary' : 'row';
-  const rows = state.sql.exec<{ text: string }>(`SELECT ${column} AS text FROM portfolio_fixes WHERE build = ? AND rank > ? ORDER BY rank LIMIT ?`, result.build, query.offset, query.limit)
-    .toArray().map((r) => r.text);
+  const rows = state.sql.exec<{ text: string; item_key: string; parted: number }>(`SELECT ${column} AS text, item_key, parted FROM portfolio_fixes WHERE build = ? AND rank > ? ORDER BY rank LIMIT ?`, result.build, query.offset, query.limit)
+    .toArray().map((r) => (r.parted && !query.summary ? joinedParts(state, result.build, r.item_key, 'row') : r.text));
   return { total: result.rows, offset: query.offset, limit: query.limit, rows };
 }
 
@@ -396,23 +424,41 @@ const SIMULATED_ROW = `json_object(
   'findings', (SELECT json_group_array(json_object('finding_key', json_extract(f.value, '$.finding_key'), 'upgrade_to', json_extract(f.value, '$.upgrade_to')))
                FROM json_each(row, '$.findings') f))`;
 
+/** SIMULATED_ROW for a row read whole: a parted one, whose text SQLite cannot hold in one value. */
+function simulatedRow(row: JsonObject): JsonObject {
+  const field = (name: string) => row[name] ?? null;
+  const findings = (row.findings ?? []) as JsonObject[];
+  return {
+    rank: field('rank'), name: field('name'), kind: field('kind'), fix_version: field('fix_version'), reach: field('reach'),
+    dependencies: field('dependencies'), items: field('items'),
+    findings: findings.map((f) => ({ finding_key: f.finding_key ?? null, upgrade_to: f.upgrade_to ?? null })),
+  };
+}
+
 /** What simulation needs: the model and the rows named (with their effects). `all`: every row (re-ranking; the others in summary form). */
 export function simulationInputs(state: ProjectState, portfolioId: string, input: { itemKeys: string[]; all?: boolean }): SimulationInputs {
   const { result } = requireScored(state, portfolioId);
   const rows: SimulationInputs['rows'] = [];
   const wanted = new Set(input.itemKeys);
+  // A parted row is read whole from its pieces, and cut down here instead of by SQLite.
+  type Read = { item_key: string; summary?: string; row: string | null; effects: string; parted: number };
+  const take = (r: Read, named: boolean) => {
+    if (!r.parted) return rows.push({ itemKey: r.item_key, row: JSON.parse(r.row ?? r.summary!) as JsonObject, effects: r.effects });
+    const row = named ? simulatedRow(JSON.parse(joinedParts(state, result.build, r.item_key, 'row')) as JsonObject) : JSON.parse(r.summary!) as JsonObject;
+    rows.push({ itemKey: r.item_key, row, effects: joinedParts(state, result.build, r.item_key, 'effects') });
+  };
   if (input.all) {
-    const query = state.sql.exec<{ item_key: string; summary: string; row: string; effects: string }>(
-      `SELECT item_key, summary, CASE WHEN item_key IN (SELECT value FROM json_each(?2)) THEN ${SIMULATED_ROW} END AS row, effects
+    const query = state.sql.exec<Read>(
+      `SELECT item_key, summary, CASE WHEN parted = 0 AND item_key IN (SELECT value FROM json_each(?2)) THEN ${SIMULATED_ROW} END AS row, effects, parted
        FROM portfolio_fixes WHERE build = ?1 ORDER BY rank`, result.build, JSON.stringify([...wanted]));
-    for (const r of query) rows.push({ itemKey: r.item_key, row: JSON.parse(r.row ?? r.summary) as JsonObject, effects: r.effects });
+    for (const r of query) take(r, wanted.has(r.item_key));
   } else {
     const keys = [...wanted];
     for (let i = 0; i < keys.length; i += MAX_BOUND) {
       const slice = keys.slice(i, i + MAX_BOUND);
-      for (const r of state.sql.exec<{ item_key: string; row: string; effects: string }>(
-        `SELECT item_key, ${SIMULATED_ROW} AS row, effects FROM portfolio_fixes WHERE build = ? AND item_key IN (${slice.map(() => '?').join(',')})`, result.build, ...slice)) {
-        rows.push({ itemKey: r.item_key, row: JSON.parse(r.row) as JsonObject, effects: r.effects });
+      for (const r of state.sql.exec<Read>(
+        `SELECT item_key, summary, CASE WHEN parted = 0 THEN ${SIMULATED_ROW} END AS row, effects, parted FROM portfolio_fixes WHERE build = ? AND item_key IN (${slice.map(() => '?').join(',')})`, result.build, ...slice)) {
+        take(r, true);
       }
     }
   }

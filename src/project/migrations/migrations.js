@@ -9,6 +9,7 @@ import m0006 from './0006_portfolios.sql';
 import m0007 from './0007_scoring_again.sql';
 import m0008 from './0008_portfolio_snapshots.sql';
 import m0009 from './0009_report_search_terms.sql';
+import m0010 from './0010_fix_parts.sql';
 
   export default {
     journal,
@@ -22,7 +23,8 @@ m0005,
 m0006,
 m0007,
 m0008,
-m0009
+m0009,
+m0010
     }
   }
   
