@@ -63,9 +63,8 @@ async function makeScale(demoProjectId, session) {
     return text ? JSON.parse(text) : null;
   };
   const orgId = (await call('GET', `/api/v1/project/${demoProjectId}`)).orgId;
-  // Two projects: the report's 20,000 findings on one subject would also be scored into the
-  // 1,000-subject portfolio, and a ranked-fix row of 20,000 findings is more than the project's storage
-  // takes in one value today (SQLITE_TOOBIG: noted in the issue's closing note, for the scale issue).
+  // Two projects: the report's 20,000 findings on one subject would otherwise also be scored into the
+  // 1,000-subject portfolio, and the portfolio pages measure the 1,000 subjects alone.
   const newProject = async (label) => {
     const created = await call('POST', `/api/v1/org/${orgId}/project`, { name: `Bench ${label} ${Date.now().toString(36)}` });
     const P = `${base}/api/v1/project/${created.uuid}`;
