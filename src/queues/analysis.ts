@@ -16,6 +16,7 @@ import { componentFindings, deriveFindings } from './findings';
 import { MatchMemo } from '../analysis/findings';
 import { RecordCache } from '../vulndb/lookup';
 import { buildReports } from './reports';
+import { AnalysisAbandoned, yieldToEventLoop } from '../lib/yielding';
 import { consumeEach } from './consume';
 import type { AnalysisMessage } from '../project/surveys';
 
@@ -34,28 +35,8 @@ export const AnalysisMessageSchema = z.object({
 });
 
 
-/** The survey's analysis step finished while the bundle was still being read (superseded): stop quietly. */
-export class AnalysisAbandoned extends Error {}
-
 /** One stored item at most this large as JSON: a project object row holds at most 2 MB. */
 export const MAX_ITEM_JSON_BYTES = 512 * 1024;
-
-/**
- * Lets everything else waiting for this thread run. A chain of awaited in-process calls (parsing, RPC
- * to the project object) never leaves the event loop idle, and workerd only looks for new
- * connections when nothing else is ready: a timer makes it look.
- */
-export const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
-/** Yields at most every YIELD_EVERY_MS of work: often enough to keep answering, rarely enough to cost nothing. */
-const YIELD_EVERY_MS = 20;
-let lastYield = 0;
-export async function yieldNow(): Promise<void> {
-  // Date.now() moves with I/O (each page read is a call to the project object).
-  if (Date.now() - lastYield < YIELD_EVERY_MS) return;
-  await yieldToEventLoop();
-  lastYield = Date.now();
-}
 
 /** Collects found items and sends them to the project object STAGE_BATCH at a time. */
 export class Stager {

@@ -13,7 +13,7 @@ import type { AnalysisRow, ContentKind, FoundItem, SerializedRow } from '../proj
 import { withProjectWork } from '../project/client';
 import type { AnalysisMessage } from '../project/surveys';
 import { lookupRecords, type RecordCache } from '../vulndb/lookup';
-import { yieldNow, type Stager } from './analysis';
+import { yieldNow } from '../lib/yielding';
 
 /** Rows per page read back from the project object (and packages per vulnerability lookup). */
 export const FINDINGS_PAGE = 500;
@@ -34,7 +34,13 @@ export async function* analysisPages(env: Env, message: AnalysisMessage, source:
   }
 }
 
-export async function deriveFindings(env: Env, message: AnalysisMessage, attempt: number, stager: Stager): Promise<void> {
+/** Where derived findings go: the analysis's Stager (queues/analysis.ts), batched to the project object. */
+export interface FindingSink {
+  add(item: FoundItem): Promise<void>;
+  flush(): Promise<void>;
+}
+
+export async function deriveFindings(env: Env, message: AnalysisMessage, attempt: number, stager: FindingSink): Promise<void> {
   const source = { surveyId: message.surveyId, attempt };
   const assets: AnalysisRow[] = [];
   for await (const page of analysisPages(env, message, source, 'crypto_asset')) {

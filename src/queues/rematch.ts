@@ -16,7 +16,7 @@ import type { AdvisoryCursor, CurrentComponent, FindingReplacement, RangeCursor 
 import { MAX_ADVISORIES_PER_CALL, MAX_RANGES_PER_CALL } from '../project/rematch-store';
 import { ALL_PURLS, rangesOf, vulnChangesSince, type PurlRange } from '../vulndb/changes';
 import { lookupRecords, RecordCache } from '../vulndb/lookup';
-import { yieldNow } from './analysis';
+import { yieldNow } from '../lib/yielding';
 
 /** Components per page: one vulnerability lookup and one replacement call each. */
 export const REMATCH_PAGE = 500;

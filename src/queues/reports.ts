@@ -13,7 +13,7 @@ import { BlobWriter } from '../reports/blob-writer';
 import { REPORT_BUILDERS, sectionList, type ReportBuilder, type ReportTally } from '../reports/builders';
 import { cycloneDxDependencyOf, cycloneDxLibraryOf, cycloneDxVulnerabilityOf, documentHead } from '../reports/cyclonedx';
 import { vulnDataSnapshot } from '../vulndb/lookup';
-import { AnalysisAbandoned, yieldNow, yieldToEventLoop } from './analysis';
+import { AnalysisAbandoned, yieldNow, yieldToEventLoop } from '../lib/yielding';
 import { analysisPages, REFS_PER_LOOKUP } from './findings';
 
 const ENTRY_BATCH = 500;

@@ -14,7 +14,7 @@ import { withProjectWork } from '../project/client';
 import type { ScoringStart, ScoringSubject } from '../project/scoring-store';
 import type { ScoredFinding } from '../scoring/findings';
 import { breakdown, portfolioScores, rankFixes, scoreAnswer, type PortfolioModel } from '../scoring/portfolio';
-import { yieldNow } from './analysis';
+import { yieldNow } from '../lib/yielding';
 import { consumeEach } from './consume';
 import { rematchProject } from './rematch';
 
