@@ -2,12 +2,10 @@
 // classified (src/analysis/crypto) with the bom-refs it names and the assets the documents' dependency
 // graph ties to it (AssetLinks), and one finding per certificate however many files hold it.
 import type { JsonObject } from '../lib/json';
-import type { AnalysisRow, FindingRow } from '../project/analysis-store';
 import { KEPT_LOCATIONS } from './components';
 import { certificateIdentity, certificateStatement, shortDigest, subjectCommonName } from './crypto/certificate';
 import { classifyAsset } from './crypto/classify';
-import type { ProvidedBy } from './findings';
-import type { CryptoAsset, Dependency } from './types';
+import type { AnalysisRow, CryptoAsset, Dependency, FindingRow, ProvidedBy } from './types';
 
 /** The links of one asset the classifier follows: far more than any real document ties to one asset. */
 export const MAX_LINKS = 64;

@@ -3,8 +3,7 @@
 // library that provides it when the documents' nesting or dependency graph says so (ProviderGraph).
 // `vuln`: one finding per (component, advisory) from OSV records matched by package URL and version.
 import type { JsonObject } from '../lib/json';
-import type { AnalysisRow, FindingRow } from '../project/analysis-store';
-import type { Component, CryptoAsset, Dependency, Observation } from './types';
+import type { AnalysisRow, Component, CryptoAsset, Dependency, FindingRow, Observation, ProvidedBy } from './types';
 import { classifyObservation } from './crypto/classify';
 import { packageOf } from './vulns/ecosystem';
 import { matchPackage } from './vulns/match';
@@ -12,6 +11,7 @@ import { packageKey } from './vulns/osv';
 import type { OsvRecord, PackageKey } from './vulns/osv-types';
 
 export { AssetLinks, cryptoFindings } from './crypto-findings';
+export type { ProvidedBy };
 
 /** What matching needs of a stored component. */
 type ComponentRow = Pick<AnalysisRow, 'key' | 'name' | 'purl' | 'version'>;
@@ -28,13 +28,6 @@ export function packagedComponents(rows: ComponentRow[]): PackagedComponent[] {
     const pkg = row.purl ? packageOf(row.purl) : null;
     return pkg ? [{ row, pkg }] : [];
   });
-}
-
-/** The library component a crypto asset is used through (`provided_by` of a crypto finding). */
-export interface ProvidedBy {
-  name: string;
-  purl: string | null;
-  bom_ref: string;
 }
 
 /** Component types that provide cryptography to others. */

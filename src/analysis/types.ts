@@ -1,5 +1,6 @@
 // What the bundle reader hands to the analysis consumer: plain data, no classes.
 import type { Manifest } from './manifest';
+import type { JsonObject } from '../lib/json';
 
 export type BundleFormat = 'cyclonedx-json' | 'tar.gz' | 'zip';
 
@@ -220,4 +221,23 @@ export interface BundleSinks {
   onCryptoAsset?(asset: CryptoAsset, source: ItemSource): void | Promise<void>;
   onObservation?(observation: Observation, source: ObservationSource): void | Promise<void>;
   onDependency?(dependency: Dependency, source: ItemSource): void | Promise<void>;
+}
+
+/** A stored item as the analysis reads it back (a page of one kind of an analysis attempt's rows). */
+export interface AnalysisRow {
+  key: string;
+  name: string;
+  purl: string | null;
+  version: string | null;
+  data: JsonObject;
+}
+
+/** A finding as the analysis derives it: its identity in the subject, what it names, and the whole entry. */
+export type FindingRow = AnalysisRow;
+
+/** The library component a crypto asset is used through (`provided_by` of a crypto finding). */
+export interface ProvidedBy {
+  name: string;
+  purl: string | null;
+  bom_ref: string;
 }

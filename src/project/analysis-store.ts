@@ -6,7 +6,10 @@
 import type { JsonObject } from '../lib/json';
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { refList } from '../analysis/components';
-import type { Component, CryptoAsset, Dependency, Observation } from '../analysis/types';
+import type { AnalysisRow, Component, CryptoAsset, Dependency, FindingRow, Observation } from '../analysis/types';
+
+// The row shapes are the analysis's own; storage keeps them.
+export type { AnalysisRow, FindingRow };
 import { invalidParameter } from '../lib/errors';
 import { nowIso } from '../lib/ids';
 import * as health from './health';
@@ -47,14 +50,6 @@ export type FoundItem =
   | { kind: 'dependency'; source: string; dependency: Dependency }
   | { kind: FindingKind; source: string; finding: FindingRow };
 
-/** A finding as the analysis derives it: its identity in the subject, what it names, and the whole entry. */
-export interface FindingRow {
-  key: string;
-  name: string;
-  purl: string | null;
-  version: string | null;
-  data: JsonObject;
-}
 
 interface StagedRow {
   kind: ContentKind;
@@ -384,13 +379,6 @@ export interface RowsQuery {
   bomRefs?: string[];
 }
 
-export interface AnalysisRow {
-  key: string;
-  name: string;
-  purl: string | null;
-  version: string | null;
-  data: JsonObject;
-}
 
 /**
  * A page of one analysis attempt's rows of one kind, in key order (keyset paging: bounded at any
