@@ -2,29 +2,29 @@
 // (test/fixtures/versions, copied from shared/fixtures/versions; sources and licence in its SOURCES.md),
 // both ways round, as upstream checks them. All 71,818 comparisons pass; no line is excluded.
 import { describe, expect, it } from 'vitest';
-import { compareVersions, isOrderedEcosystem } from '../src/analysis/vulns/versions/index';
-import { comparePep440Exact, comparePyPI } from '../src/analysis/vulns/versions/pypi';
-import { compareSemver, compareSemverLoose } from '../src/analysis/vulns/versions/semver';
+import { compareVersions, isOrderedEcosystem } from '../../src/analysis/vulns/versions/index';
+import { comparePep440Exact, comparePyPI } from '../../src/analysis/vulns/versions/pypi';
+import { compareSemver, compareSemverLoose } from '../../src/analysis/vulns/versions/semver';
 import semverParse from 'semver/functions/parse.js';
-import alpine from './fixtures/versions/alpine-versions.txt?raw';
-import alpineGenerated from './fixtures/versions/alpine-versions-generated.txt?raw';
-import cran from './fixtures/versions/cran-versions.txt?raw';
-import cranGenerated from './fixtures/versions/cran-versions-generated.txt?raw';
-import debian from './fixtures/versions/debian-versions.txt?raw';
-import debianGenerated from './fixtures/versions/debian-versions-generated.txt?raw';
-import hackage from './fixtures/versions/hackage-versions.txt?raw';
-import maven from './fixtures/versions/maven-versions.txt?raw';
-import mavenGenerated from './fixtures/versions/maven-versions-generated.txt?raw';
-import nuget from './fixtures/versions/nuget-versions.txt?raw';
-import packagist from './fixtures/versions/packagist-versions.txt?raw';
-import packagistGenerated from './fixtures/versions/packagist-versions-generated.txt?raw';
-import pub from './fixtures/versions/pub-versions.txt?raw';
-import pypi from './fixtures/versions/pypi-versions.txt?raw';
-import pypiGenerated from './fixtures/versions/pypi-versions-generated.txt?raw';
-import redhat from './fixtures/versions/redhat-versions.txt?raw';
-import rubygems from './fixtures/versions/rubygems-versions.txt?raw';
-import rubygemsGenerated from './fixtures/versions/rubygems-versions-generated.txt?raw';
-import semver from './fixtures/versions/semver-versions.txt?raw';
+import alpine from '../fixtures/versions/alpine-versions.txt?raw';
+import alpineGenerated from '../fixtures/versions/alpine-versions-generated.txt?raw';
+import cran from '../fixtures/versions/cran-versions.txt?raw';
+import cranGenerated from '../fixtures/versions/cran-versions-generated.txt?raw';
+import debian from '../fixtures/versions/debian-versions.txt?raw';
+import debianGenerated from '../fixtures/versions/debian-versions-generated.txt?raw';
+import hackage from '../fixtures/versions/hackage-versions.txt?raw';
+import maven from '../fixtures/versions/maven-versions.txt?raw';
+import mavenGenerated from '../fixtures/versions/maven-versions-generated.txt?raw';
+import nuget from '../fixtures/versions/nuget-versions.txt?raw';
+import packagist from '../fixtures/versions/packagist-versions.txt?raw';
+import packagistGenerated from '../fixtures/versions/packagist-versions-generated.txt?raw';
+import pub from '../fixtures/versions/pub-versions.txt?raw';
+import pypi from '../fixtures/versions/pypi-versions.txt?raw';
+import pypiGenerated from '../fixtures/versions/pypi-versions-generated.txt?raw';
+import redhat from '../fixtures/versions/redhat-versions.txt?raw';
+import rubygems from '../fixtures/versions/rubygems-versions.txt?raw';
+import rubygemsGenerated from '../fixtures/versions/rubygems-versions-generated.txt?raw';
+import semver from '../fixtures/versions/semver-versions.txt?raw';
 
 interface Comparison { line: string; a: string; op: string; b: string }
 

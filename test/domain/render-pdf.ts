@@ -2,8 +2,8 @@
 // "Data" rule for *.ttf). The text itself is read back in Node: test-node/render-pdf.test.mjs.
 import { PDFArray, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { PDF_TEMPLATE, renderPdf } from '../src/render/pdf';
-import { sampleModel } from './render-sample';
+import { PDF_TEMPLATE, renderPdf } from '../../src/render/pdf';
+import { sampleModel } from '../render-sample';
 
 /** The Type0 fonts of a PDF: their names and whether their descendant's descriptor embeds a font file. */
 function fonts(doc: PDFDocument): { name: string; embedded: boolean }[] {

@@ -3,9 +3,9 @@
 import ExcelJS from 'exceljs';
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import type { RenderModel } from '../src/render/model';
-import { renderXlsx, XLSX_TEMPLATE } from '../src/render/xlsx';
-import { HOSTILE, SCRIPTS, sampleModel } from './render-sample';
+import type { RenderModel } from '../../src/render/model';
+import { renderXlsx, XLSX_TEMPLATE } from '../../src/render/xlsx';
+import { HOSTILE, SCRIPTS, sampleModel } from '../render-sample';
 
 async function load(bytes: Uint8Array): Promise<ExcelJS.Workbook> {
   const workbook = new ExcelJS.Workbook();

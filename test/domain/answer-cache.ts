@@ -1,6 +1,6 @@
 // The project object's cache of compressed answers (src/project/answer-cache.ts), called as a plain class.
 import { describe, expect, it } from 'vitest';
-import { CompressedAnswers } from '../src/project/answer-cache';
+import { CompressedAnswers } from '../../src/project/answer-cache';
 
 const inflate = async (bytes: Uint8Array) => new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
 

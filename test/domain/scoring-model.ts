@@ -2,10 +2,10 @@
 // generated data: scores saturate (never outside 0..100), are monotone (fixing never lowers a score,
 // adding a finding never raises one), and ranking gains agree with simulation's projection.
 import { describe, expect, it } from 'vitest';
-import { bandOf, overallOf, pqcPenalty, SCALE, scoreOf, shown, usageFactor, vulnPenalty, type Axis } from '../src/scoring/model';
-import { effectOf, gainOf, portfolioScores, rankFixes, withoutEffects, type PortfolioModel } from '../src/scoring/portfolio';
-import type { ScoredFinding } from '../src/scoring/findings';
-import { seededRandom } from '../src/lib/random';
+import { bandOf, overallOf, pqcPenalty, SCALE, scoreOf, shown, usageFactor, vulnPenalty, type Axis } from '../../src/scoring/model';
+import { effectOf, gainOf, portfolioScores, rankFixes, withoutEffects, type PortfolioModel } from '../../src/scoring/portfolio';
+import type { ScoredFinding } from '../../src/scoring/findings';
+import { seededRandom } from '../../src/lib/random';
 
 const AXES: Axis[] = ['pqc', 'vuln', 'agility'];
 
@@ -128,8 +128,8 @@ describe('the scoring model', () => {
 
 describe('migration rows', () => {
   it('group quantum-vulnerable cryptography by family, anything else by its normalised name', async () => {
-    const { judge } = await import('../src/analysis/crypto/classify');
-    const { algorithmItemKey } = await import('../src/scoring/findings');
+    const { judge } = await import('../../src/analysis/crypto/classify');
+    const { algorithmItemKey } = await import('../../src/scoring/findings');
     const keyOf = (name: string, keyBits?: number) => algorithmItemKey(judge({ name, keyBits }) as never);
     expect(keyOf('RSA', 2048)).toBe('algorithm:RSA');
     expect(keyOf('RSA', 4096)).toBe('algorithm:RSA');

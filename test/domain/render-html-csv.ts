@@ -5,11 +5,11 @@ import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { elements, textOf } from './html';
-import { CSV_TEMPLATE, renderCsv } from '../src/render/csv';
-import { HTML_TEMPLATE, renderHtml } from '../src/render/html';
-import type { RenderModel } from '../src/render/model';
-import { HOSTILE, SCRIPTS, sampleModel } from './render-sample';
+import { elements, textOf } from '../html';
+import { CSV_TEMPLATE, renderCsv } from '../../src/render/csv';
+import { HTML_TEMPLATE, renderHtml } from '../../src/render/html';
+import type { RenderModel } from '../../src/render/model';
+import { HOSTILE, SCRIPTS, sampleModel } from '../render-sample';
 
 type Element = DefaultTreeAdapterTypes.Element;
 type Node = DefaultTreeAdapterTypes.Node;

@@ -3,16 +3,16 @@
 // observations, and every distinct asset of the fixture CBOMs (read by the project's own bundle
 // reader) against the hand-reviewed test/fixtures/expected/cbom-sections.txt.
 import { describe, expect, it } from 'vitest';
-import { classifyAsset, classifyObservation, judge, worse, type CryptoEntry } from '../src/analysis/crypto/classify';
-import { normalizeAlgorithm } from '../src/analysis/crypto/normalize';
-import { ADDED_FAMILIES, curveOf, REGISTRY_CURVES, REGISTRY_FAMILIES } from '../src/analysis/crypto/registry';
-import { pbeParts, suiteParts } from '../src/analysis/crypto/suites';
+import { classifyAsset, classifyObservation, judge, worse, type CryptoEntry } from '../../src/analysis/crypto/classify';
+import { normalizeAlgorithm } from '../../src/analysis/crypto/normalize';
+import { ADDED_FAMILIES, curveOf, REGISTRY_CURVES, REGISTRY_FAMILIES } from '../../src/analysis/crypto/registry';
+import { pbeParts, suiteParts } from '../../src/analysis/crypto/suites';
 import {
   CLASSIFICATION_TABLE, CNSA2_EXCLUSIVE, DEPRECATED_2030, DISALLOWED_2013, DISALLOWED_2035, PROTOCOL_TABLE, TDEA2_2015, TDEA3_2023,
-} from '../src/analysis/crypto/table';
-import type { CryptoAsset } from '../src/analysis/types';
-import { cboms, readCbom } from './cbom-fixtures';
-import expected from './fixtures/expected/cbom-sections.txt?raw';
+} from '../../src/analysis/crypto/table';
+import type { CryptoAsset } from '../../src/analysis/types';
+import { cboms, readCbom } from '../cbom-fixtures';
+import expected from '../fixtures/expected/cbom-sections.txt?raw';
 const CITATION = /NIST IR 8547|SP 800-|FIPS \d|RFC \d|CNSA 2\.0|draft-|Outside NIST|Sweet32/;
 
 const algorithm = (name: string, extra: Partial<CryptoAsset> = {}): CryptoAsset => ({ bomRef: name, name, assetType: 'algorithm', ...extra });

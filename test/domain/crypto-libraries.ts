@@ -4,15 +4,15 @@
 // runtime library names. Package URLs written out below are copied from the SBOMs in shared/fixtures/sbom
 // (the file is named beside each) unless marked as made up for a case the fixtures lack.
 import { describe, expect, it } from 'vitest';
-import { readBundle } from '../src/analysis/bundle';
-import type { Component } from '../src/analysis/types';
-import { CRYPTO_LIBRARIES, cryptoLibraryByName, cryptoLibraryOf, type CryptoLibraryMatch } from '../src/scoring/crypto-libraries';
+import { readBundle } from '../../src/analysis/bundle';
+import type { Component } from '../../src/analysis/types';
+import { CRYPTO_LIBRARIES, cryptoLibraryByName, cryptoLibraryOf, type CryptoLibraryMatch } from '../../src/scoring/crypto-libraries';
 
-const sboms = import.meta.glob('./fixtures/sbom/*.json', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
+const sboms = import.meta.glob('../fixtures/sbom/*.json', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
 
 async function componentsOf(file: string): Promise<Component[]> {
   const components: Component[] = [];
-  await readBundle(new Blob([sboms[`./fixtures/sbom/${file}`]!]).stream(), { onComponent: (c) => void components.push(c) });
+  await readBundle(new Blob([sboms[`../fixtures/sbom/${file}`]!]).stream(), { onComponent: (c) => void components.push(c) });
   expect(components.length).toBeGreaterThan(0);
   return components;
 }

@@ -3,21 +3,21 @@
 // component list) against the fixture OSV records (test/fixtures/osv), checked against a reviewed list
 // of (purl, advisory, fix version) triples. The database that serves records is test/vulndb.test.ts's.
 import { describe, expect, it } from 'vitest';
-import { normalizePurl } from '../src/analysis/components';
-import { MatchMemo, vulnFindings } from '../src/analysis/findings';
-import { packageOf } from '../src/analysis/vulns/ecosystem';
-import { aliasesOf, matchPackage } from '../src/analysis/vulns/match';
-import { ecosystemCovers, inRange, isAffected, namesPackage, packageKey, packageNameKey } from '../src/analysis/vulns/osv';
-import type { OsvRange, OsvRecord, PackageKey } from '../src/analysis/vulns/osv-types';
-import { ratingOf, severityOf } from '../src/analysis/vulns/severity';
-import { compareVersions } from '../src/analysis/vulns/versions/index';
-import { compareSemver } from '../src/analysis/vulns/versions/semver';
-import expectedTriples from './fixtures/expected/sbom-advisories.txt?raw';
+import { normalizePurl } from '../../src/analysis/components';
+import { MatchMemo, vulnFindings } from '../../src/analysis/findings';
+import { packageOf } from '../../src/analysis/vulns/ecosystem';
+import { aliasesOf, matchPackage } from '../../src/analysis/vulns/match';
+import { ecosystemCovers, inRange, isAffected, namesPackage, packageKey, packageNameKey } from '../../src/analysis/vulns/osv';
+import type { OsvRange, OsvRecord, PackageKey } from '../../src/analysis/vulns/osv-types';
+import { ratingOf, severityOf } from '../../src/analysis/vulns/severity';
+import { compareVersions } from '../../src/analysis/vulns/versions/index';
+import { compareSemver } from '../../src/analysis/vulns/versions/semver';
+import expectedTriples from '../fixtures/expected/sbom-advisories.txt?raw';
 
-const osvFiles = import.meta.glob('./fixtures/osv/*.json', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
+const osvFiles = import.meta.glob('../fixtures/osv/*.json', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
 const RECORDS = Object.values(osvFiles).map((text) => JSON.parse(text) as OsvRecord);
 const byId = (id: string) => RECORDS.find((r) => r.id === id)!;
-const sboms = import.meta.glob('./fixtures/sbom/*.json', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
+const sboms = import.meta.glob('../fixtures/sbom/*.json', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
 
 const record = (affected: OsvRecord['affected'], extra: Partial<OsvRecord> = {}): OsvRecord => ({ id: 'TEST-1', modified: '2026-01-01T00:00:00Z', affected, ...extra });
 const npm = (name: string): PackageKey => ({ ecosystem: 'npm', name });

@@ -4,12 +4,12 @@
 // anchors by their key, a date on every red entry, parts by their role, names a person recognises.
 // Each test names the rule it shows.
 import { describe, expect, it } from 'vitest';
-import { classifyAsset, judge } from '../src/analysis/crypto/classify';
-import { MAX_LINKS } from '../src/analysis/crypto-findings';
-import { CNSA2_EXCLUSIVE, DEPRECATED_2030, DISALLOWED_2013, DISALLOWED_2035, TDEA3_2023 } from '../src/analysis/crypto/table';
-import type { CryptoAsset } from '../src/analysis/types';
-import analysisDoc from '../docs/analysis.md?raw';
-import { cbom, cboms, readCbom } from './cbom-fixtures';
+import { classifyAsset, judge } from '../../src/analysis/crypto/classify';
+import { MAX_LINKS } from '../../src/analysis/crypto-findings';
+import { CNSA2_EXCLUSIVE, DEPRECATED_2030, DISALLOWED_2013, DISALLOWED_2035, TDEA3_2023 } from '../../src/analysis/crypto/table';
+import type { CryptoAsset } from '../../src/analysis/types';
+import analysisDoc from '../../docs/analysis.md?raw';
+import { cbom, cboms, readCbom } from '../cbom-fixtures';
 
 type Tally = [kind: 'certificate' | 'key', algorithm: string, section: string, deadline: string | null, trustAnchor: boolean | null, count: number];
 

@@ -5,10 +5,10 @@
 import { parse } from 'parse5';
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { describe, expect, it } from 'vitest';
-import { STYLESHEET } from '../src/mcp/pages/layout';
-import { elements, textOf } from './html';
-import { CONTINUE_PAGE_CSP, CONTINUE_SCRIPT, PAGE_CSP, approvePage, checkEmailPage, continuePage, messagePage, signInPage } from '../src/mcp/pages';
-import type { ClientFacts, ScopeChoice } from '../src/mcp/pages';
+import { STYLESHEET } from '../../src/mcp/pages/layout';
+import { elements, textOf } from '../html';
+import { CONTINUE_PAGE_CSP, CONTINUE_SCRIPT, PAGE_CSP, approvePage, checkEmailPage, continuePage, messagePage, signInPage } from '../../src/mcp/pages';
+import type { ClientFacts, ScopeChoice } from '../../src/mcp/pages';
 
 type Element = DefaultTreeAdapterTypes.Element;
 type Node = DefaultTreeAdapterTypes.Node;

@@ -1,8 +1,8 @@
 // The PPTX renderer (src/render/pptx.ts), read back as the zip of XML parts it is.
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { ENTRIES_PER_SLIDE, PPTX_TEMPLATE, renderPptx } from '../src/render/pptx';
-import { sampleModel } from './render-sample';
+import { ENTRIES_PER_SLIDE, PPTX_TEMPLATE, renderPptx } from '../../src/render/pptx';
+import { sampleModel } from '../render-sample';
 
 interface Deck {
   bytes: Uint8Array;
