@@ -11,6 +11,7 @@ import type { DashContext, DashEnv, Frame } from '../context';
 import { formatCount } from '../format';
 import type { ActivityEntry } from '../../control/activity-query';
 import { fragment, shellPage, wantsFragment } from '../respond';
+import { UUID_PATTERN } from '../../lib/ids';
 
 // The API's own entry type: the page reads what the API sends.
 type Entry = ActivityEntry;
@@ -19,7 +20,6 @@ interface Members { users: { id: string; email: string; name: string }[] }
 
 /** Entries on one page (the lists show at most 100 rows). */
 export const ACTIVITY_PAGE_SIZE = 50;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ACTION = /^[a-z_.]{1,64}$/;
 
 /** What the address asks for: only well-formed values go on to the API (which judges the rest). */
@@ -39,12 +39,12 @@ export function filtersOf(url: URL): ActivityFilters {
   const person = q.get('person') ?? '';
   const cursor = (name: string) => {
     const value = q.get(name) ?? '';
-    return UUID.test(value) ? value.toLowerCase() : undefined;
+    return UUID_PATTERN.test(value) ? value.toLowerCase() : undefined;
   };
   const after = cursor('after');
   return {
-    project: project === 'none' || UUID.test(project) ? project.toLowerCase() : '',
-    person: UUID.test(person) ? person.toLowerCase() : '',
+    project: project === 'none' || UUID_PATTERN.test(project) ? project.toLowerCase() : '',
+    person: UUID_PATTERN.test(person) ? person.toLowerCase() : '',
     actions: [...new Set(q.getAll('action').flatMap((a) => a.split(',')).map((a) => a.trim()).filter((a) => ACTION.test(a)))],
     sort: q.get('sort') === 'action' ? 'action' : 'createdAt',
     dir: q.get('dir') === 'asc' ? 'asc' : 'desc',

@@ -11,12 +11,12 @@ import { keepSession } from '../session-cookie';
 import { formOf } from './form';
 import { overviewRoutes } from './overview';
 import { surveyRoutes } from './surveys';
+import { UUID_PATTERN } from '../../lib/ids';
 
 interface ProjectList { org_uuid: string; org_name: string; projects: { uuid: string; name: string }[] }
 interface DeletedList { projects: { uuid: string; name: string; deletedAt: string }[] }
 interface Switched { jwt: string; expiresAt: string }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the page says after an action (carried in the address after post/redirect/get). */
 const DONE: Record<string, string> = {
@@ -140,7 +140,7 @@ export const projectRoutes = new Hono<DashEnv>()
   // The header's project switcher (a GET form).
   .get('/projects/go', (c) => {
     const project = c.req.query('project') ?? '';
-    return c.redirect(UUID.test(project) ? `/projects/${project.toLowerCase()}` : '/projects', 303);
+    return c.redirect(UUID_PATTERN.test(project) ? `/projects/${project.toLowerCase()}` : '/projects', 303);
   })
   .post('/projects', async (c) => {
     const { name = '' } = await formOf(c);
@@ -152,7 +152,7 @@ export const projectRoutes = new Hono<DashEnv>()
   })
   .post('/projects/rename', async (c) => {
     const { projectId = '', name = '' } = await formOf(c);
-    if (!UUID.test(projectId)) return listPage(c, { failure: 'No such project.' });
+    if (!UUID_PATTERN.test(projectId)) return listPage(c, { failure: 'No such project.' });
     if (!name) return listPage(c, { renamed: { id: projectId, name, error: 'Enter a name.' } });
     const error = refused(await api(c).send('PUT', `/api/v1/project/${projectId}`, { name }));
     if (error) return listPage(c, { renamed: { id: projectId, name, error } });
@@ -160,7 +160,7 @@ export const projectRoutes = new Hono<DashEnv>()
   })
   .post('/projects/delete', async (c) => {
     const { projectId = '' } = await formOf(c);
-    if (!UUID.test(projectId)) return listPage(c, { failure: 'No such project.' });
+    if (!UUID_PATTERN.test(projectId)) return listPage(c, { failure: 'No such project.' });
     const { frame } = c.var;
     // Deleting the session's own project ends the session: move it to another project first.
     const other = frame.projects.find((p) => p.id !== projectId);
@@ -175,7 +175,7 @@ export const projectRoutes = new Hono<DashEnv>()
   })
   .post('/projects/restore', async (c) => {
     const { projectId = '' } = await formOf(c);
-    if (!UUID.test(projectId)) return listPage(c, { failure: 'No such project.' });
+    if (!UUID_PATTERN.test(projectId)) return listPage(c, { failure: 'No such project.' });
     const error = refused(await api(c).send('POST', `/api/v1/project/${projectId}/restore`));
     if (error) return listPage(c, { failure: error });
     return c.redirect('/projects?done=restored', 303);

@@ -10,6 +10,7 @@ import { ASSET_PATHS } from '../assets.gen';
 import type { DashContext, DashEnv } from '../context';
 import { renderPage, respond } from '../respond';
 import { forgetSession, keepDisplay, keepSession, sessionOf, takeReturn } from '../session-cookie';
+import { UUID_PATTERN } from '../../lib/ids';
 
 /** The pages that need no session. */
 export const SIGNED_OUT_PATHS = new Set(['/sign-in', '/sign-in/email', '/session', '/sign-out', '/assistant/connect']);
@@ -54,8 +55,6 @@ const failed = (c: DashContext, answer: ApiAnswer<unknown>) => {
   return respond(c, messagePage({ title: status === 429 ? 'Too many requests' : 'That did not work', message, status: 'error', retryHref: '/sign-in' }), shown);
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * A session on `projectId`: a switch within the sign-in's organization, else in each other organization
  * the person belongs to (an invitation names a project of the organization that invited). Null when
@@ -96,7 +95,7 @@ export const signInRoutes = new Hono<DashEnv>()
     // An invitation's link lands on its project, in the organization that invited (the sign-in opens in
     // the one the person used last); a sign-in asked for by a page returns there.
     const project = c.req.query('project')?.toLowerCase();
-    const invited = project && UUID.test(project) ? await sessionOnProject(c, answer.body, project) : null;
+    const invited = project && UUID_PATTERN.test(project) ? await sessionOnProject(c, answer.body, project) : null;
     const session = invited ?? answer.body;
     keepSession(c, session.jwt, session.expiresAt);
     // Times are shown in the person's zone from the first page on.

@@ -1,6 +1,7 @@
 // Data health's answers (spec 4.12, part 2 "Data health") and how the pages read them: the run filters in
 // the URL, the API query they make, the pages on either side of a cursor, the words for a completeness.
 import type { Completeness, HealthRunAnswer, RunOutcome, RunPage as ApiRunPage, SubjectHealth as ApiSubjectHealth } from '../../../project/health';
+import { UUID_PATTERN } from '../../../lib/ids';
 
 // The API's own answer types: the pages read what the API sends.
 export type Outcome = RunOutcome;
@@ -21,8 +22,7 @@ export const RUNS_PAGE = 50;
 export const SUBJECTS_PAGE = 100;
 export const STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string | undefined | null): value is string => Boolean(value && UUID.test(value));
+export const isUuid = (value: string | undefined | null): value is string => Boolean(value && UUID_PATTERN.test(value));
 
 export interface RunFilters {
   subject: string;

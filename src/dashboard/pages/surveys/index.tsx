@@ -17,9 +17,9 @@ import {
   apiQuery, cliLine, cursorLinks, filtersOf, isSurvey, JOB_COLUMNS, JOB_STATUSES, JOB_TYPES, JobRow, pageQuery, typeLabel, UploadHelp,
   PAGE_SIZE, type Filters, type Job, type JobPage,
 } from './views';
+import { UUID_PATTERN } from '../../../lib/ids';
 
 const ID = '{[0-9a-fA-F-]{36}}';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const P = (projectId: string) => `/api/v1/project/${projectId}`;
 
 function FilterForm(props: { action: string; filters: Filters }) {
@@ -113,7 +113,7 @@ async function bundlesPage(c: DashContext) {
   const projectId = frame.projectId!;
   const after = c.req.query('after');
   const before = c.req.query('before');
-  const cursor = { after: after && UUID.test(after) ? after : undefined, before: !after && before && UUID.test(before) ? before : undefined };
+  const cursor = { after: after && UUID_PATTERN.test(after) ? after : undefined, before: !after && before && UUID_PATTERN.test(before) ? before : undefined };
   const q = new URLSearchParams({ limit: String(PAGE_SIZE) });
   if (cursor.after) q.set('after', cursor.after);
   if (cursor.before) q.set('before', cursor.before);
@@ -148,7 +148,7 @@ export const surveyRoutes = new Hono<DashEnv>()
     const job = c.req.query('job');
     return liveStream(c, {
       projectId: c.var.frame.projectId!, filters: filtersOf((name) => c.req.query(name)),
-      newest: newest && UUID.test(newest) ? newest.toLowerCase() : null, jobId: job && UUID.test(job) ? job.toLowerCase() : undefined,
+      newest: newest && UUID_PATTERN.test(newest) ? newest.toLowerCase() : null, jobId: job && UUID_PATTERN.test(job) ? job.toLowerCase() : undefined,
     });
   })
   .get(`/projects/:projectId${ID}/surveys/:jobId${ID}`, (c) => jobPage(c, c.req.param('jobId').toLowerCase()))
@@ -156,7 +156,7 @@ export const surveyRoutes = new Hono<DashEnv>()
     const jobId = c.req.param('jobId').toLowerCase();
     const { key = '', analyze } = await formOf(c);
     // The form's own key: sending it twice starts one survey.
-    const headers = { 'idempotency-key': UUID.test(key) ? key : crypto.randomUUID() };
+    const headers = { 'idempotency-key': UUID_PATTERN.test(key) ? key : crypto.randomUUID() };
     const answer = await api(c).send<{ parent_id: string }>('POST', `${P(c.var.frame.projectId!)}/v1/survey/${jobId}/regenerate`, analyze === '1' ? {} : undefined, headers);
     if (answer.status === 400) return jobPage(c, jobId, { kind: 'error', text: messageOf(answer) });
     return c.redirect(`/projects/${c.var.frame.projectId}/surveys/${ok(answer).parent_id}?done=regenerated`, 303);

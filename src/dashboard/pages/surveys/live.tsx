@@ -14,8 +14,8 @@ import { api, ApiRefusal } from '../../api';
 import type { DashContext } from '../../context';
 import { JobState } from './job';
 import { apiQuery, JobRow, jobName, typesOf, type Filters, type Job, type JobPage } from './views';
+import { UUID_PATTERN } from '../../../lib/ids';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const encoder = new TextEncoder();
 
 /** One SSE message: the id hx-sse sends back on reconnect, and HTML as data lines. */
@@ -65,7 +65,7 @@ export async function liveStream(c: DashContext, options: LiveOptions): Promise<
   // The newest job already on top of the page: the page's, or the last message's id after a reconnect.
   const resumed = c.req.header('last-event-id');
   let newest = options.newest;
-  if (newest && resumed && UUID.test(resumed) && resumed.toLowerCase() > newest) newest = resumed.toLowerCase();
+  if (newest && resumed && UUID_PATTERN.test(resumed) && resumed.toLowerCase() > newest) newest = resumed.toLowerCase();
   const statuses = new Map<string, string>();
   const types = typesOf(filters);
   const matches = (job: Job) =>

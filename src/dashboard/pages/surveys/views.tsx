@@ -3,6 +3,7 @@
 // filters read from the address, cursor links, and what an empty project says to do next.
 import type { Child } from 'hono/jsx';
 import { Tag, Time } from '../../components/common';
+import { UUID_PATTERN } from '../../../lib/ids';
 
 export const JOB_TYPES = ['INVENTORY_SURVEY', 'RUNTIME_SURVEY', 'REPORT', 'UPLOAD', 'INSTANCE_STARTUP', 'PORTFOLIO_SNAPSHOT', 'PORTFOLIO_BACKFILL'] as const;
 export const JOB_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'SKIPPED'] as const;
@@ -93,7 +94,6 @@ export const JOB_COLUMNS = ['Job', 'Type', 'Status', 'Steps', 'Created'];
 
 export interface Filters { type: string; status: string; deleted: boolean; limit: number; after?: string; before?: string }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The filters from the query, unknown values dropped (the form offers only known ones). */
 export function filtersOf(query: (name: string) => string | undefined): Filters {
@@ -107,8 +107,8 @@ export function filtersOf(query: (name: string) => string | undefined): Filters 
     type: type === 'SURVEYS' || (JOB_TYPES as readonly string[]).includes(type) ? type : '',
     status: (JOB_STATUSES as readonly string[]).includes(status) ? status : '',
     deleted: query('deleted') === '1',
-    after: after && UUID.test(after) ? after : undefined,
-    before: !after && before && UUID.test(before) ? before : undefined,
+    after: after && UUID_PATTERN.test(after) ? after : undefined,
+    before: !after && before && UUID_PATTERN.test(before) ? before : undefined,
   };
 }
 
