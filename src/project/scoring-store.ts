@@ -457,7 +457,7 @@ export function simulationInputs(state: ProjectState, portfolioId: string, input
     for (let i = 0; i < keys.length; i += MAX_BOUND) {
       const slice = keys.slice(i, i + MAX_BOUND);
       for (const r of state.sql.exec<Read>(
-        `SELECT item_key, summary, CASE WHEN parted = 0 THEN ${SIMULATED_ROW} END AS row, effects, parted FROM portfolio_fixes WHERE build = ? AND item_key IN (${slice.map(() => '?').join(',')})`, result.build, ...slice)) {
+        `SELECT item_key, CASE WHEN parted = 0 THEN ${SIMULATED_ROW} END AS row, effects, parted FROM portfolio_fixes WHERE build = ? AND item_key IN (${slice.map(() => '?').join(',')})`, result.build, ...slice)) {
         take(r, true);
       }
     }
