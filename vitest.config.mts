@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
@@ -27,6 +28,10 @@ export default defineConfig(async () => {
       include: ['test/**/*.test.ts'],
       setupFiles: ['./test/setup.ts'],
       testTimeout: 20_000,
+      // Hooks run real surveys (beforeAll) and wait for their renderings (afterAll): a loaded machine needs more than 10 s.
+      hookTimeout: 60_000,
+      // Vitest's default leaves a core to itself: on a 2-core machine that is one worker, every file in turn.
+      maxWorkers: Math.max(2, availableParallelism() - 1),
     },
   };
 });
