@@ -1,6 +1,6 @@
 // npm run bench:scoring — portfolio scoring on a project of 1,000 subjects and 50,000 findings, written
-// straight into the project's contents by the dev route `POST /api/v1/dev/bench-seed` (src/project/
-// bench-seed.ts): the time to score every portfolio from scratch (every subject's findings recomputed,
+// straight into the project's contents by the dev route `POST /api/v1/dev/bench-seed` (src/routes/
+// dev/bench-seed.ts): the time to score every portfolio from scratch (every subject's findings recomputed,
 // the built-in portfolio, one of 300 subjects and one of a few packages, asked for at once), then p50/p99
 // of rank, state and simulate on the built-in portfolio beside the bare route (GET /api/v1/health, as
 // bench:analysis), in the same run, the requests interleaved so noise falls on every route alike.

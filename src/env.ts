@@ -1,12 +1,11 @@
 // Bindings and settings of the Worker (wrangler.toml). Secrets come from `.dev.vars` locally.
-import type { AccessEpoch } from './auth/access-cache';
-import type { ProjectObject } from './project/project-object';
+// The Durable Object namespaces are declared beside their classes, which add them to Env: `PROJECT`
+// in src/project/project-object.ts, `ACCESS_EPOCH` in src/auth/access-cache.ts. So this file imports
+// nothing, and the many modules that take an Env are never imported back by it.
 
 export interface Env {
   DB: D1Database;
   BUNDLES: R2Bucket;
-  PROJECT: DurableObjectNamespace<ProjectObject>;
-  ACCESS_EPOCH: DurableObjectNamespace<AccessEpoch>;
   /** Static files (public/): the API reference viewer's script. */
   ASSETS: Fetcher;
   /** The MCP server's OAuth clients, grants and tokens (src/mcp/oauth.ts). */

@@ -223,6 +223,18 @@ export interface BundleSinks {
   onDependency?(dependency: Dependency, source: ItemSource): void | Promise<void>;
 }
 
+/**
+ * What an analysis stores: what the bundle holds (components, crypto assets, runtime observations,
+ * the documents' dependency graph) and the findings derived from them (classified cryptography from
+ * assets and from observations, advisories per component). Findings live beside the contents they
+ * come from and are flipped with them, so a subject's findings always match its contents.
+ */
+export const CONTENT_KINDS = ['component', 'crypto_asset', 'observation', 'dependency', 'crypto_finding', 'runtime_finding', 'vuln_finding'] as const;
+export type ContentKind = (typeof CONTENT_KINDS)[number];
+export type FindingKind = 'crypto_finding' | 'runtime_finding' | 'vuln_finding';
+/** How many rows of each kind an analysis stored. */
+export type StoredCounts = Record<ContentKind, number>;
+
 /** A stored item as the analysis reads it back (a page of one kind of an analysis attempt's rows). */
 export interface AnalysisRow {
   key: string;

@@ -10,6 +10,13 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
 import { deadlineSetting, withDeadline } from '../lib/deadline';
 
+declare module '../env' {
+  interface Env {
+    /** One access epoch per organization, named by its id. */
+    ACCESS_EPOCH: DurableObjectNamespace<AccessEpoch>;
+  }
+}
+
 const MAX_AGE_MS = 60_000;
 const MAX_ENTRIES = 20_000;
 

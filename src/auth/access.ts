@@ -4,7 +4,7 @@
 import { isOrgPermission, type Permission } from './permissions';
 import type { AccessCache } from './access-cache';
 import type { Principal } from './principal';
-import { intersectScopes } from '../mcp/scopes';
+import { scopePermissions } from './scopes';
 
 interface GrantRow {
   permissions: string;
@@ -138,4 +138,11 @@ export async function rolePermissions(db: D1Database, roleIds: readonly string[]
     .bind(JSON.stringify(roleIds))
     .all<{ id: string; permissions: string }>();
   return new Map(results.map((r) => [r.id, JSON.parse(r.permissions) as Permission[]]));
+}
+
+/** The person's permissions cut down to what the scopes let through: never more than either. */
+function intersectScopes(person: PermissionSets, scopes: readonly string[]): PermissionSets {
+  const allowed = scopePermissions(scopes);
+  const keep = (set: Set<Permission>) => new Set([...set].filter((p) => allowed.has(p)));
+  return { org: keep(person.org), project: keep(person.project) };
 }

@@ -18,7 +18,7 @@ export interface Principal {
   signInJti: string | null;
   /** The fixed permission list of an API token. */
   tokenPermissions: string[] | null;
-  /** What a connected app's person ticked (src/mcp/scopes.ts); null for every other kind. */
+  /** What a connected app's person ticked (src/auth/scopes.ts); null for every other kind. */
   scopes: string[] | null;
   /** Upload pass challenge (base64url), from the verified token. */
   challenge: string | null;

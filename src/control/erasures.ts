@@ -7,57 +7,14 @@
 // failure, the run's allowance spent, an invocation cut short) continues on the next run.
 import type { Env } from '../env';
 import { withProjectWork } from '../project/client';
-import { ERASE_SLICE_KEYS, R2_DELETE_BATCH } from '../project/erasure';
 import type { ErasureProgress } from '../project/project-object';
+import { ERASURE_LIMITS, RunAllowance, type ErasureLimits } from './erasure-allowance';
 import { forgetFormerPeople, type PeopleSummary } from './people-retention';
 
-/** What one cron run may spend on erasures, next to the purge, the vulnerability refresh and the re-match queueing. */
-export interface ErasureLimits {
-  /** Calls to project objects (erasure slices, forgetting raters). */
-  objectCalls: number;
-  /** D1 statements (an invocation may run about 1,000, most of them the vulnerability refresh's). */
-  queries: number;
-  /** R2 objects one erasure slice deletes at most. */
-  sliceKeys: number;
-  /** Keys per R2 list and delete call (at most 1,000). */
-  batchKeys: number;
-  /** Activity rows per delete statement. */
-  activityRows: number;
-  /** People whose erasure starts per run. */
-  people: number;
-  /** Wall time the erasures may take (the refresh after them has 10 of the cron's 15 minutes). */
-  timeMs: number;
-}
-
-export const ERASURE_LIMITS: ErasureLimits = {
-  objectCalls: 100,
-  queries: 60,
-  sliceKeys: ERASE_SLICE_KEYS,
-  batchKeys: R2_DELETE_BATCH,
-  activityRows: 10_000,
-  people: 100,
-  timeMs: 3 * 60_000,
-};
+export { ERASURE_LIMITS, type ErasureLimits };
 
 /** Sign-in links are deleted this long after they expired (they carry the address they were sent to). */
 export const SIGN_IN_LINKS_KEPT_MS = 86_400_000;
-
-/** Counts what a run spends; a step that finds its allowance spent leaves the rest for the next run. */
-export class RunAllowance {
-  constructor(public calls: number, public queries: number, private readonly deadline = Infinity) {}
-
-  call(): boolean {
-    if (this.calls <= 0 || Date.now() > this.deadline) return false;
-    this.calls -= 1;
-    return true;
-  }
-
-  query(n = 1): boolean {
-    if (this.queries < n) return false;
-    this.queries -= n;
-    return true;
-  }
-}
 
 export interface ErasureSummary {
   /** Projects whose erasure finished in this run. */

@@ -8,7 +8,7 @@
 import { bumpAccessEpoch } from '../auth/access-cache';
 import type { Env } from '../env';
 import { withProjectWork } from '../project/client';
-import type { ErasureLimits, ErasureSummary, RunAllowance } from './erasures';
+import type { ErasureLimits, RunAllowance } from './erasure-allowance';
 
 /** The name an erased person is shown with; their email becomes `erased:{id}` (never an address, so never signs in). */
 export const ERASED_NAME = 'Former member';
@@ -48,9 +48,9 @@ interface QueuedPerson {
 /**
  * Queues the people whose retention ended, scrubs their ratings project by project (in project id
  * order, the cursor remembering the last one done), then replaces their name and email. Stops when
- * the run's allowance is spent.
+ * the run's allowance is spent. A failed erasure is counted on `summary` (the run's).
  */
-export async function forgetFormerPeople(env: Env, now: Date, limits: ErasureLimits, allowance: RunAllowance, summary: ErasureSummary): Promise<PeopleSummary> {
+export async function forgetFormerPeople(env: Env, now: Date, limits: ErasureLimits, allowance: RunAllowance, summary: { failures: number }): Promise<PeopleSummary> {
   const at = now.toISOString();
   const people: PeopleSummary = { queued: 0, forgotten: [], canceled: 0, ratings: 0 };
   const d1 = env.DB;

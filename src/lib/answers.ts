@@ -2,7 +2,9 @@
 // object (src/project/answer-cache.ts) and sent as they are to callers that accept gzip.
 import type { Context } from 'hono';
 import { accepts } from 'hono/accepts';
-import type { StoredAnswer } from '../project/answer-cache';
+
+/** What a read answers: JSON text, or the same text gzip-compressed when the caller accepts it. */
+export type StoredAnswer = { text: string } | { gzip: Uint8Array };
 
 /** Whether the caller takes gzip (Accept-Encoding names it with q > 0; browsers, curl --compressed, fetch in Node). */
 export const acceptsGzip = (c: Context) => accepts(c, { header: 'Accept-Encoding', supports: ['gzip'], default: 'identity' }) === 'gzip';

@@ -21,7 +21,7 @@ import { createRouter } from '../lib/router';
 import { apiBaseUrl, AUTHORIZE_PATH, keepClientForGrant, oauthApi, onApiOrigin, type AssistantProps } from './oauth';
 import { htmlPage } from './page-response';
 import { approvePage, checkEmailPage, CONTINUE_PAGE_CSP, continuePage, messagePage, signInPage, type ClientFacts } from './pages';
-import { isScope, SCOPE_INFO, SCOPES, type Scope } from './scopes';
+import { isScope, SCOPE_INFO, SCOPES, type Scope } from '../auth/scopes';
 
 /** How long a started authorization waits for its email link and approval. */
 const PENDING_SECONDS = 30 * 60;

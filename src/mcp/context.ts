@@ -8,7 +8,7 @@ import { controlDb } from '../control/db';
 import { requireReachableProject } from '../control/projects';
 import type { Env } from '../env';
 import { ApiError, permissionDenied } from '../lib/errors';
-import { SCOPE_INFO, type Scope } from './scopes';
+import { SCOPE_INFO, type Scope } from '../auth/scopes';
 
 export interface ToolContext {
   env: Env;

@@ -6,7 +6,7 @@
 import { getOAuthApi, OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from '@cloudflare/workers-oauth-provider';
 import { CONNECTED_APP_DAYS } from '../control/connected-apps';
 import type { Env } from '../env';
-import { SCOPES } from './scopes';
+import { SCOPES } from '../auth/scopes';
 
 export const AUTHORIZE_PATH = '/authorize';
 export const MCP_PATH = '/mcp';

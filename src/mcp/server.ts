@@ -10,7 +10,6 @@ import type { ToolContext } from './context';
 import { hasScope, requireScope } from './context';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
-import type { Scope } from './scopes';
 import { registerActivityTools } from './tools/activity';
 import { registerCredentialTools } from './tools/credentials';
 import { registerDataHealthTools } from './tools/data-health';
@@ -20,30 +19,9 @@ import { registerProjectTools } from './tools/projects';
 import { registerReportTools } from './tools/reports';
 import { registerSubjectTools } from './tools/subjects';
 import { registerSurveyTools } from './tools/surveys';
+import type { ToolAnswer, ToolRegistry, ToolSpec, ToolRun } from './tools/registry';
 
 const SERVER_INFO = { name: 'posture-analysis', version: '1.0.0' } as const;
-
-/** A tool's answer: a value sent as JSON text, or text already JSON, passed through unparsed. */
-type ToolAnswer = unknown;
-
-export interface ToolSpec<Input extends z.ZodObject> {
-  title: string;
-  description: string;
-  input: Input;
-  /** The scope the person must have ticked. */
-  scope: Scope;
-  /** Changes nothing (reads) or changes data; shown to the assistant as hints. */
-  readOnly: boolean;
-  destructive?: boolean;
-}
-
-export type ToolRun<Input extends z.ZodObject> = (args: z.output<Input>, context: ToolContext, request: ServerContext) => Promise<ToolAnswer>;
-
-/** What a tool registers against: the server and the request's context. */
-export interface ToolRegistry {
-  tool<Input extends z.ZodObject>(name: string, spec: ToolSpec<Input>, run: ToolRun<Input>): void;
-  context: ToolContext;
-}
 
 const jsonText = (value: ToolAnswer): string => (typeof value === 'string' ? value : JSON.stringify(value));
 

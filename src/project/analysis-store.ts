@@ -6,30 +6,20 @@
 import type { JsonObject } from '../lib/json';
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { refList } from '../analysis/components';
-import type { AnalysisRow, Component, CryptoAsset, Dependency, FindingRow, Observation } from '../analysis/types';
+import { CONTENT_KINDS, type AnalysisRow, type Component, type ContentKind, type CryptoAsset, type Dependency, type FindingKind, type FindingRow, type Observation, type StoredCounts } from '../analysis/types';
 
 // The row shapes are the analysis's own; storage keeps them.
-export type { AnalysisRow, FindingRow };
+export { CONTENT_KINDS, type AnalysisRow, type ContentKind, type FindingKind, type FindingRow, type StoredCounts };
 import { invalidParameter } from '../lib/errors';
 import { nowIso } from '../lib/ids';
 import * as health from './health';
 import { changeJob, findJob, isFinished, isSurvey, settleSurvey, stepOf, type JobRow } from './jobs';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { dropLease, failInterrupted, heldByLiveAttempt, leaseOf, releaseLease, renewLease, takeLease } from './leases';
 import { rowsByBomRef } from './dependency-graph';
 import { queuePurge } from './purges';
 import { queueReports, skipReports } from './report-build';
 import { contents, jobs, stepLeases, subjectContents, subjects, uploads } from './schema';
-
-/**
- * What an analysis stores: what the bundle holds (components, crypto assets, runtime observations,
- * the documents' dependency graph) and the findings derived from them (classified cryptography from
- * assets and from observations, advisories per component). Findings live beside the contents they
- * come from and are flipped with them, so a subject's findings always match its contents.
- */
-export const CONTENT_KINDS = ['component', 'crypto_asset', 'observation', 'dependency', 'crypto_finding', 'runtime_finding', 'vuln_finding'] as const;
-export type ContentKind = (typeof CONTENT_KINDS)[number];
-export type FindingKind = 'crypto_finding' | 'runtime_finding' | 'vuln_finding';
 
 /**
  * The kinds a survey type owns: finishing an inventory survey replaces the subject's components,
@@ -223,7 +213,6 @@ export interface AnalysisResult {
   manifestCiRunId?: string | null;
 }
 
-export type StoredCounts = Record<ContentKind, number>;
 
 /**
  * One small write: the subject's content pointers of the kinds the survey owns or found (findings

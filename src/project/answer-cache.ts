@@ -4,9 +4,9 @@
 // 500 kB state or a 5 MB page of full rows is compressed again on its way out (by Cloudflare's edge in
 // production, by miniflare locally). One cache per isolate, shared by the project objects it holds
 // (keys name their project), bounded by compressed bytes, least recently used first out.
+import type { StoredAnswer } from '../lib/answers';
 
-/** What a read answers: JSON text, or the same text gzip-compressed when the caller accepts it. */
-export type StoredAnswer = { text: string } | { gzip: Uint8Array };
+export type { StoredAnswer };
 
 /** An isolate has 128 MB; its project objects share this much for compressed answers. */
 const MAX_BYTES = 16 * 1024 * 1024;

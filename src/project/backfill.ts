@@ -11,7 +11,7 @@ import { scoredFindings, type SubjectEvidence } from '../scoring/findings';
 import { AXES, bandOf, CRITICALITY_WEIGHT, shown, type Axis, type Criticality } from '../scoring/model';
 import { portfolioScores, type PortfolioModel } from '../scoring/portfolio';
 import { changeJob, createJob, findJob, type JobRow } from './jobs';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { memberSubjects, requirePortfolio, type PortfolioRow } from './portfolios';
 import { criticalityRatings, jobs, reportEntries, reports, scoreHistory, subjectContents, subjectScores } from './schema';
 

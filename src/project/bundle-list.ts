@@ -1,7 +1,7 @@
 // The project's bundles, newest first (spec 4.7 rule 5).
 import { and, asc, desc, eq, gt, lt, or, sql, type SQL } from 'drizzle-orm';
 import { invalidParameter } from '../lib/errors';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { bundles } from './schema';
 
 export interface BundleQuery {

@@ -10,8 +10,8 @@
 // of that kind). Nested components are looked for only under components that say they have some.
 import type { JsonObject } from '../lib/json';
 import { invalidParameter } from '../lib/errors';
-import type { AnalysisRow, ContentKind } from './analysis-store';
-import type { ProjectState } from './project-object';
+import type { AnalysisRow, ContentKind } from '../analysis/types';
+import type { ProjectState } from './state';
 
 /** Components listed per component by default. */
 export const BUNDLED_LIMIT = 50;

@@ -12,7 +12,7 @@ import { DOCUMENT_FORMATS, type DocumentFormat } from '../render/model';
 import { TEMPLATES } from '../render/templates';
 import { changeJob, createJob, findJob, isFinished, POSTURE, REPORT_LABELS, requireJob, type JobRow } from './jobs';
 import { retentionEnded } from './erasure';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { record, requireReport, type ReportRow } from './reports';
 import { jobs, renderWork, reportDocuments, reports } from './schema';
 

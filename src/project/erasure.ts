@@ -10,7 +10,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import type { Env } from '../env';
 import { nowIso } from '../lib/ids';
 import { changeJob, findJob, type JobRow, type ProjectDb } from './jobs';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { bundles, renderWork, reportDocuments, reports, stepLeases, uploads } from './schema';
 import { abortUpload, abortUploads } from './sweep';
 

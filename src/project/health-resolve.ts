@@ -3,7 +3,7 @@
 import { and, desc, eq, isNotNull } from 'drizzle-orm';
 import { invalidParameter, notFound } from '../lib/errors';
 import { findJob, isSurvey } from './jobs';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { bundles, healthRuns, idempotencyKeys, uploads } from './schema';
 
 export type ResolveMatch = 'run_id' | 'step_id' | 'upload_id' | 'idempotency_key' | 'tag' | 'ci_run_id';

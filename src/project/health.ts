@@ -6,9 +6,9 @@ import type { JsonObject } from '../lib/json';
 import { and, asc, desc, eq, gt, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm';
 import { invalidParameter } from '../lib/errors';
 import { nowIso } from '../lib/ids';
-import type { StoredCounts } from './analysis-store';
+import type { StoredCounts } from '../analysis/types';
 import type { JobRow, JobStatus } from './jobs';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { healthRuns, jobs } from './schema';
 
 type RunRow = typeof healthRuns.$inferSelect;

@@ -8,6 +8,7 @@ import { ApiError, invalidRequest, notFound } from '../lib/errors';
 import { newOrderedId, nowIso } from '../lib/ids';
 import * as schema from './schema';
 import { jobs } from './schema';
+import { REPORT_TYPES, type ReportType } from '../reports/report-types';
 
 export type ProjectDb = DrizzleSqliteDODatabase<typeof schema>;
 export type JobRow = typeof jobs.$inferSelect;
@@ -23,13 +24,22 @@ const FINISHED = new Set<string>(['COMPLETED', 'FAILED', 'SKIPPED']);
 export const isFinished = (status: string) => FINISHED.has(status);
 export const isSurvey = (row: Pick<JobRow, 'type' | 'parentId'>) => !row.parentId && (SURVEY_TYPES as readonly string[]).includes(row.type);
 
+/** The analysis queue's message: one survey's bundle to read. */
+export interface AnalysisMessage {
+  projectId: string;
+  surveyId: string;
+  bundleId: string;
+  blobKey: string;
+  /** `report` builds the survey's reports from its finished analysis; absent, the bundle is analysed. */
+  phase?: 'report';
+}
+
 /** The reports each survey type produces, one REPORT step each (ARCHITECTURE section 5). */
 export const SURVEY_REPORTS = {
   INVENTORY_SURVEY: ['pqc-inventory', 'cbom', 'composition'],
   RUNTIME_SURVEY: ['pqc-inventory', 'cbom'],
 } as const satisfies Record<SurveyType, readonly string[]>;
-export type ReportType = 'pqc-inventory' | 'cbom' | 'composition';
-export const REPORT_TYPES: readonly ReportType[] = ['pqc-inventory', 'cbom', 'composition'];
+export { REPORT_TYPES, type ReportType };
 /** The type (and job label) of a portfolio's posture report (src/project/posture.ts). */
 export const POSTURE = 'posture';
 /** The job labels of reports: a survey's REPORT steps and posture reports (not their render jobs). */

@@ -6,10 +6,10 @@
 import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
 import { changeJob, findJob, isFinished, settleSurvey } from './jobs';
 import * as health from './health';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { queuePurge } from './purges';
 import { stepLeases } from './schema';
-import type { AnalysisMessage } from './surveys';
+import type { AnalysisMessage } from './jobs';
 
 /** A running attempt renews its lease with every batch it stores; this long without one and it is presumed dead. */
 export const RUNNING_LEASE_MS = 45_000;

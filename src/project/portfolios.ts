@@ -8,7 +8,7 @@ import type { JsonObject } from '../lib/json';
 import { newId, newOrderedId, nowIso } from '../lib/ids';
 import { AXES, CRITICALITY_WEIGHT, type Axis, type Criticality } from '../scoring/model';
 import { packageItemKey } from '../scoring/findings';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { criticalityRatings, portfolioMembers, portfolioResults, portfolios, scoreHistory, scoringWork, subjectContents, subjects } from './schema';
 import { dropBuild, requestScoring } from './scoring-store';
 import { queueBackfill } from './backfill';

@@ -13,7 +13,7 @@ import { ANALYSIS_VERSION } from '../analysis/versions';
 import { AXES, shown, type Axis } from '../scoring/model';
 import { queueRenders } from './documents';
 import { changeJob, createJob, findJob, POSTURE, settleSurvey, stepsOf, type JobRow } from './jobs';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { requirePortfolio, type PortfolioRow } from './portfolios';
 import { refuseWhileRegenerated, type ReportRow } from './reports';
 import { jobs, portfolios, portfolioSnapshots, reportEntries, reports, settings, subjectScores } from './schema';

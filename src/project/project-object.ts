@@ -12,6 +12,7 @@ import { ApiError } from '../lib/errors';
 import { rpcFailure, starting, UNPROVISIONED } from './errors';
 import { JobHub } from './events';
 import { Idempotency } from './idempotency';
+import type { ProjectState } from './state';
 import { changeJob, createJob, findJob, jobWithSteps, type JobAnswer, type JobRow, type ProjectDb } from './jobs';
 import migrations from './migrations/migrations';
 import * as schema from './schema';
@@ -34,12 +35,23 @@ import * as posture from './posture';
 import * as rematch from './rematch-store';
 import type { PurlRange } from '../vulndb/changes';
 import { runBackfills } from './backfill';
+import { runDevSql, type DevSqlAnswer, type DevSqlInput } from './dev-sql';
 import * as scoring from './scoring-store';
 import type { DocumentFormat } from '../render/model';
-import type { AnalysisMessage } from './surveys';
+import type { AnalysisMessage } from './jobs';
 import type { JsonObject } from '../lib/json';
 import type { Axis, Criticality } from '../scoring/model';
 import type { FixRow } from '../scoring/portfolio';
+
+// Tests name the state the object hands its modules from here; the modules take it from ./state.
+export type { ProjectState } from './state';
+
+declare module '../env' {
+  interface Env {
+    /** One project object per project, named by the project's id (src/project/client.ts). */
+    PROJECT: DurableObjectNamespace<ProjectObject>;
+  }
+}
 
 /** Pause between two slices of a large deletion, so requests waiting for the object go first. */
 const PURGE_PAUSE_MS = 5;
@@ -56,22 +68,6 @@ export interface ErasureProgress {
   /** R2 objects deleted by this call. */
   deleted: number;
   done: boolean;
-}
-
-/** What the area modules (surveys, uploads, analysis, data health) work with. */
-export interface ProjectState {
-  env: Env;
-  db: ProjectDb;
-  /** The object's SQLite, for hot loops where building each statement through drizzle costs more than running it. */
-  sql: SqlStorage;
-  projectId: string;
-  idempotency: Idempotency;
-  /** Sends the changed jobs (and, for steps, their survey) to every open stream. */
-  notify(rows: (JobRow | null | undefined)[]): void;
-  /** Rings the object's alarm no later than `at` (a lease that lapses then). */
-  wake(at: number): Promise<void>;
-  /** Rings the alarm as soon as the current call is done (queued deletions). */
-  wakeSoon(): void;
 }
 
 export class ProjectObject extends DurableObject<Env> {
@@ -260,22 +256,6 @@ export class ProjectObject extends DurableObject<Env> {
   private async sweepBy(at = Date.now() + ABANDONED_AFTER_MS): Promise<void> {
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
-  }
-
-  /**
-   * The analysis bench's floor (local instances only; the route is behind DEV_SECRET): one bulk
-   * insert of the rows into `contents`, timed, then deleted again. Answers the insert's milliseconds.
-   */
-  async analysisFloor(rows: { key: string; name: string; data: unknown }[]): Promise<number> {
-    if (!this.migrated) await this.migrate();
-    const sql = this.ctx.storage.sql;
-    const started = performance.now();
-    this.ctx.storage.transactionSync(() => {
-      for (const row of rows) sql.exec('INSERT OR REPLACE INTO contents (survey_id, attempt, kind, key, name, data) VALUES (?, 0, ?, ?, ?, ?)', 'bench-floor', 'component', row.key, row.name, JSON.stringify(row.data));
-    });
-    const insertMs = performance.now() - started;
-    sql.exec('DELETE FROM contents WHERE survey_id = ?', 'bench-floor');
-    return insertMs;
   }
 
   /** Whether the storage is set up (for tests and health checks). */
@@ -677,17 +657,15 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => resolveRef(state, ref));
   }
 
-  // ---- local benchmarks (src/project/bench-seed.ts, through the dev routes behind DEV_SECRET) ----
+  // ---- local development (the dev routes, src/routes/dev/, behind DEV_SECRET) ----
 
-  /** Writes a slice of synthetic subjects' analysis results. */
-  async benchSeed(input: import('./bench-seed').BenchSeedSlice) {
-    const seed = await import('./bench-seed');
-    return this.rpc((state) => seed.seedSlice(state, input));
-  }
-
-  /** Every subject stale, every portfolio asked to be scored. */
-  async benchRescore() {
-    const seed = await import('./bench-seed');
-    return this.rpc((state) => seed.rescoreAll(state));
+  /**
+   * Statements on the object's SQLite from the dev routes (benchmark data, the analysis floor; see
+   * src/project/dev-sql.ts). Refused unless the instance enables the dev routes: a deployed object runs
+   * no SQL it is sent.
+   */
+  async devSql(input: DevSqlInput): Promise<DevSqlAnswer> {
+    if (!this.env.DEV_SECRET) throw new Error('devSql serves the dev routes only, and this instance has no DEV_SECRET.');
+    return this.rpc((state) => runDevSql(state, input));
   }
 }

@@ -3,7 +3,7 @@
 // the object: other requests are answered between slices.
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { nowIso } from '../lib/ids';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { contentPurges, contents } from './schema';
 
 /** Rows deleted per alarm run. */

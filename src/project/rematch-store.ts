@@ -8,7 +8,7 @@ import { invalidRequest } from '../lib/errors';
 import { nowIso } from '../lib/ids';
 import type { PurlRange } from '../vulndb/changes';
 import type { SerializedRow } from './analysis-store';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { queuePurge } from './purges';
 import { subjectChanged } from './scoring-store';
 

@@ -13,9 +13,9 @@ import { changeJob, findJob, isFinished, settleSurvey, stepsOf, type JobRow, typ
 import { dropLease, leaseOf, queueWork, renewLease, takeLease } from './leases';
 import { queueRenders } from './documents';
 import { subjectChanged } from './scoring-store';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { bundles, reportEntries, reports, subjectContents } from './schema';
-import type { AnalysisMessage } from './surveys';
+import type { AnalysisMessage } from './jobs';
 
 /** The analysis a report is built from: a survey and its attempt. */
 export interface AnalysisSource {

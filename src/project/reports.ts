@@ -5,7 +5,7 @@ import type { JsonObject } from '../lib/json';
 import { desc, eq } from 'drizzle-orm';
 import { conflict, invalidRequest, notFound } from '../lib/errors';
 import { findJob, isSurvey, stepsOf, type JobRow } from './jobs';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { jobs, reports } from './schema';
 import { regenerateSurvey, type Changed } from './surveys';
 import { POSTURE, regeneratePosture } from './posture';

@@ -9,7 +9,7 @@ import { scoredFindings, type ScoredFinding, type SubjectEvidence } from '../sco
 import { CRYPTO_LIBRARIES } from '../scoring/crypto-libraries';
 import { AXES, bandOf, CRITICALITY_WEIGHT, type Axis, type Criticality } from '../scoring/model';
 import type { FixRow, PortfolioModel } from '../scoring/portfolio';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { bundledComponents } from './dependency-graph';
 import { memberSubjects, portfoliosHolding, requireScored, type PortfolioRow } from './portfolios';
 import { compressedAnswers, type StoredAnswer } from './answer-cache';

@@ -11,18 +11,11 @@ import * as health from './health';
 import { queueWork } from './leases';
 import { retentionEnded } from './erasure';
 import { bundleOf, queueReports } from './report-build';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { jobs } from './schema';
 
-/** The analysis queue's message: one survey's bundle to read. */
-export interface AnalysisMessage {
-  projectId: string;
-  surveyId: string;
-  bundleId: string;
-  blobKey: string;
-  /** `report` builds the survey's reports from its finished analysis; absent, the bundle is analysed. */
-  phase?: 'report';
-}
+// Defined with the jobs (leases send it again); the queue consumers name it from here.
+export type { AnalysisMessage } from './jobs';
 
 export interface StartSurveyInput {
   idempotencyKey: string;

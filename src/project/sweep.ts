@@ -5,7 +5,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Env } from '../env';
 import { changeJob, isFinished, settleSurvey, stepsOf, type JobRow, type ProjectDb } from './jobs';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { jobs, uploads } from './schema';
 
 export const ABANDONED_AFTER_MS = 24 * 60 * 60_000;

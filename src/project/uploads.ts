@@ -11,7 +11,7 @@ import { changeJob, createSurvey, findJob, isFinished, isSurvey, settleSurvey, s
 import * as health from './health';
 import { queueWork } from './leases';
 import { sniffMimeType, streamedSha256 } from './blob';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 import { bundles, jobs, uploads } from './schema';
 
 const MIB = 1024 * 1024;

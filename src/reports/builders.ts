@@ -3,8 +3,8 @@
 // report consumer (src/queues/reports.ts) feeds them rows and writes what they answer.
 import { statedDate } from '../lib/dates';
 import type { JsonObject } from '../lib/json';
-import type { AnalysisRow, ContentKind } from '../project/analysis-store';
-import type { ReportType } from '../project/jobs';
+import type { AnalysisRow, ContentKind } from '../analysis/types';
+import type { ReportType } from './report-types';
 import { cycloneDxComponentOf } from './cyclonedx';
 
 /** An entry before it has a position in its section. */

@@ -5,7 +5,7 @@
 // hash). Values outside the 1.6 enumerations become `other` and malformed dates are left out, so the
 // document validates against the official schema.
 import type { JsonObject } from '../lib/json';
-import type { AnalysisRow, ContentKind } from '../project/analysis-store';
+import type { AnalysisRow, ContentKind } from '../analysis/types';
 
 const PRIMITIVES = new Set(['drbg', 'mac', 'block-cipher', 'stream-cipher', 'signature', 'hash', 'pke', 'xof', 'kdf', 'key-agree', 'kem', 'ae', 'combiner', 'other', 'unknown']);
 const MODES = new Set(['cbc', 'ecb', 'ccm', 'gcm', 'cfb', 'ofb', 'ctr', 'other', 'unknown']);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ACTIVITY_ACTIONS } from '../../control/activity';
 import { activityPageText } from '../../control/activity-query';
 import { onOrganization } from '../context';
-import type { ToolRegistry } from '../server';
+import type { ToolRegistry } from './registry';
 import { cursors, limit, sortDir, uuid } from './common';
 
 export function registerActivityTools({ tool }: ToolRegistry): void {

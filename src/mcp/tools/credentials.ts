@@ -7,8 +7,8 @@ import { principalPermissions } from '../../auth/access';
 import { grantablePermissions, issuedRecord, listProjectCredentials } from '../../control/credentials';
 import { controlDb } from '../../control/db';
 import { onProject, type ToolContext } from '../context';
-import { ASSISTANT_PASS_HOURS, ASSISTANT_TOKEN_HOURS } from '../scopes';
-import type { ToolRegistry } from '../server';
+import { ASSISTANT_PASS_HOURS, ASSISTANT_TOKEN_HOURS } from '../../auth/scopes';
+import type { ToolRegistry } from './registry';
 import { projectId } from './common';
 
 const name = z.string().trim().max(255).optional().describe('A label for people, e.g. "CI upload for payments".');

@@ -5,7 +5,7 @@ import { withPortfolioData, withProject } from '../../project/client';
 import type { RunPage, SubjectHealth } from '../../project/health';
 import type { ResolveAnswer } from '../../project/health-resolve';
 import { onProject } from '../context';
-import type { ToolRegistry } from '../server';
+import type { ToolRegistry } from './registry';
 import { cursors, limit, projectId, sortDir } from './common';
 
 export function registerDataHealthTools({ tool }: ToolRegistry): void {

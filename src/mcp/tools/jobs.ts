@@ -5,7 +5,7 @@ import { JOB_STATUSES, JOB_TYPES, isFinished, type JobAnswer } from '../../proje
 import { withProject } from '../../project/client';
 import type { JobPage } from '../../project/surveys';
 import { onProject, type ToolContext } from '../context';
-import type { ToolRegistry } from '../server';
+import type { ToolRegistry } from './registry';
 import { cursors, limit, projectId, sortDir, uuid } from './common';
 
 const JobInput = z.object({ projectId, jobId: uuid('The job or survey id: `id` of a job in listJobs (a survey\'s steps are in its `steps`).') });

@@ -6,7 +6,7 @@ import {
   addPortfolioMember, createPortfolio, deletePortfolio, rankText, removePortfolioMember, simulate, stateText, updatePortfolio,
 } from '../../routes/portfolios/portfolios.service';
 import { changerOn, onProject, type ToolContext } from '../context';
-import type { ToolRegistry } from '../server';
+import type { ToolRegistry } from './registry';
 import { limit, offset, projectId, uuid } from './common';
 
 const PortfolioInput = z.object({ projectId, portfolioId: uuid('The portfolio id: `portfolio_id` of a portfolio in listPortfolios (the built-in "All subjects", `is_implicit`, holds every subject).') });

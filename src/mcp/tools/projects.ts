@@ -2,7 +2,7 @@
 import { controlDb } from '../../control/db';
 import { myProjects, projectAnswer } from '../../control/projects';
 import { onProject } from '../context';
-import type { ToolRegistry } from '../server';
+import type { ToolRegistry } from './registry';
 import { ProjectInput } from './common';
 import { z } from 'zod';
 

@@ -9,7 +9,7 @@ import type { DocumentFormat } from '../../render/model';
 import { EXPORT_FORMATS } from '../../routes/reports/reports.schemas';
 import { exportProvenance, regenerateReport } from '../../routes/reports/reports.service';
 import { changerOn, onProject } from '../context';
-import type { ToolRegistry } from '../server';
+import type { ToolRegistry } from './registry';
 import { limit, offset, projectId, uuid } from './common';
 
 const ReportInput = z.object({ projectId, reportId: uuid('The report id: `id` of a survey\'s step whose `step_type` is REPORT (getJob lists a survey\'s steps).') });

@@ -4,7 +4,7 @@ import type { JsonObject } from '../../lib/json';
 import { withPortfolioData } from '../../project/client';
 import { rateSubject } from '../../routes/subjects/subjects.service';
 import { onProject } from '../context';
-import type { ToolRegistry } from '../server';
+import type { ToolRegistry } from './registry';
 import { limit, offset, projectId, subject } from './common';
 
 export function registerSubjectTools({ tool }: ToolRegistry): void {

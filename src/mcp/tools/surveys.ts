@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { deleteSurvey, regenerateSurvey, restoreSurvey } from '../../routes/surveys/surveys.service';
 import { changerOn } from '../context';
-import type { ToolRegistry } from '../server';
+import type { ToolRegistry } from './registry';
 import { projectId, uuid } from './common';
 
 const surveyId = uuid('The survey id: `id` of a survey in listJobs (topLevel=true), or `parent_id` of a regenerated one.');

@@ -1,5 +1,5 @@
 // The PDF renderer's fonts, bundled into the Worker (SOURCES.md says where they come from).
-import type { PdfFonts } from '../pdf';
+import type { PdfFonts } from '../pdf-type';
 import arabic from './noto-sans-arabic.ttf';
 import bold from './noto-sans-bold.ttf';
 import devanagari from './noto-sans-devanagari.ttf';

@@ -16,12 +16,11 @@ import { ApiError } from '../../lib/errors';
 import { defineRoute } from '../../lib/openapi';
 import { createRouter } from '../../lib/router';
 import { SessionAnswer } from '../auth/auth.schemas';
-import { benchRecords, popularPackages, type BenchSeedCounts } from '../../project/bench-seed';
-import { withProjectWork } from '../../project/client';
 import { renderedBytes } from '../../queues/render';
 import { DOCUMENT_FORMATS } from '../../render/model';
 import { samplePqcModel, sampleModel } from '../../render/sample';
-import { importRecords } from '../../vulndb/import';
+import { measureAnalysisFloor } from './analysis-floor';
+import { rescoreAll, seedBench } from './bench-seed';
 
 export const DEMO = {
   orgId: '0d3e0000-0000-4000-8000-000000000001',
@@ -211,28 +210,8 @@ export async function seedDemo(d1: D1Database) {
 }
 
 export const devRouter = createRouter()
-  .openapi(benchSeed, async (c) => {
-    const { projectId, slice, vulndb, score, ...params } = c.req.valid('query');
-    const started = Date.now();
-    const records = benchRecords(params);
-    if (vulndb) await importRecords(c.env.DB, records, 'bench-seed');
-    const vulndbMs = Date.now() - started;
-    const totals: BenchSeedCounts = { subjects: 0, components: 0, cryptoAssets: 0, vulnFindings: 0, cryptoFindings: 0 };
-    // One call per slice: the object answers other requests between them.
-    for (let from = 0; from < params.subjects; from += slice) {
-      const counts = await withProjectWork<BenchSeedCounts>(c.env, projectId, (stub) => stub.benchSeed({ ...params, from, count: slice }));
-      for (const key of Object.keys(totals) as (keyof BenchSeedCounts)[]) totals[key] += counts[key];
-    }
-    const rescored = score ? await withProjectWork<{ portfolios: string[]; subjects: number }>(c.env, projectId, (stub) => stub.benchRescore()) : null;
-    return c.json({
-      subjects: totals.subjects, components: totals.components, crypto_assets: totals.cryptoAssets, vuln_findings: totals.vulnFindings, crypto_findings: totals.cryptoFindings,
-      advisories: records.length, prefix: params.prefix, popular_packages: popularPackages(params), ms: Date.now() - started, vulndb_ms: vulndbMs, rescore: rescored,
-    }, 200);
-  })
-  .openapi(rescore, async (c) => {
-    const { projectId } = c.req.valid('query');
-    return c.json(await withProjectWork<{ portfolios: string[]; subjects: number }>(c.env, projectId, (stub) => stub.benchRescore()), 200);
-  })
+  .openapi(benchSeed, async (c) => c.json(await seedBench(c.env, c.req.valid('query')), 200))
+  .openapi(rescore, async (c) => c.json(await rescoreAll(c.env, c.req.valid('query').projectId), 200))
   .openapi(renderSample, async (c) => {
     const { format, entries, kind } = c.req.valid('query');
     const model = kind === 'pqc' ? samplePqcModel(entries) : sampleModel(entries);
@@ -240,15 +219,7 @@ export const devRouter = createRouter()
     const bytes = await renderedBytes(format, model);
     return c.json({ ms: performance.now() - started, bytes }, 200);
   })
-  .openapi(analysisFloor, async (c) => {
-    const text = await c.req.text();
-    const started = performance.now();
-    const document = JSON.parse(text) as { components?: Record<string, unknown>[] };
-    const rows = (document.components ?? []).map((raw, i) => ({ key: String(raw['bom-ref'] ?? raw.purl ?? i), name: String(raw.name ?? ''), data: raw }));
-    const parseMs = performance.now() - started;
-    const insertMs = await withProjectWork<number>(c.env, c.req.valid('query').projectId, (stub) => stub.analysisFloor(rows));
-    return c.json({ rows: rows.length, parseMs, insertMs }, 200);
-  })
+  .openapi(analysisFloor, async (c) => c.json(await measureAnalysisFloor(c.env, c.req.valid('query').projectId, await c.req.text()), 200))
   .openapi(storageCeiling, async (c) => {
     const length = Number(c.req.header('content-length'));
     if (!c.req.raw.body || !Number.isSafeInteger(length)) throw new ApiError('invalid_request', 'Send a body with Content-Length.');

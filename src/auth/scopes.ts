@@ -1,7 +1,6 @@
 // What a person lets an AI assistant do (spec part 5 rule 9): four OAuth scopes, ticked on the approval
 // page. An assistant acts with the person's own permissions intersected with what its scopes allow.
-import type { Permission } from '../auth/permissions';
-import type { PermissionSets } from '../auth/access';
+import type { Permission } from './permissions';
 
 export const SCOPES = ['docs:read', 'project:read', 'project:write', 'credentials:create'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -53,11 +52,4 @@ export function scopePermissions(scopes: readonly string[]): Set<Permission> {
   const allowed = new Set<Permission>();
   for (const scope of scopes) if (isScope(scope)) for (const permission of SCOPE_INFO[scope].permissions) allowed.add(permission);
   return allowed;
-}
-
-/** The person's permissions cut down to what the scopes let through: never more than either. */
-export function intersectScopes(person: PermissionSets, scopes: readonly string[]): PermissionSets {
-  const allowed = scopePermissions(scopes);
-  const keep = (set: Set<Permission>) => new Set([...set].filter((p) => allowed.has(p)));
-  return { org: keep(person.org), project: keep(person.project) };
 }
