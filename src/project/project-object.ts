@@ -325,9 +325,9 @@ export class ProjectObject extends DurableObject<Env> {
 
   // ---- surveys and jobs (spec 4.8, 4.9) ----
 
-  async startSurvey(input: surveys.StartSurveyInput) {
+  async startSurvey(input: surveys.StartSurveyInput, storeMaxBytes?: number) {
     return this.rpc(async (state) => {
-      const answer = await surveys.startSurvey(state, input);
+      const answer = await surveys.startSurvey(state, input, storeMaxBytes);
       await this.sweepBy();
       return answer;
     });
@@ -337,9 +337,9 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => surveys.reportStepStatus(state, input));
   }
 
-  async regenerateSurvey(input: surveys.RegenerateInput) {
+  async regenerateSurvey(input: surveys.RegenerateInput, storeMaxBytes?: number) {
     return this.rpc(async (state) => {
-      const answer = await surveys.regenerateSurvey(state, input);
+      const answer = await surveys.regenerateSurvey(state, input, storeMaxBytes);
       await this.sweepBy();
       return answer;
     });
@@ -385,9 +385,9 @@ export class ProjectObject extends DurableObject<Env> {
 
   // ---- uploads (spec 4.7) ----
 
-  async initUpload(input: uploads.InitUploadInput) {
+  async initUpload(input: uploads.InitUploadInput, storeMaxBytes?: number) {
     return this.rpc(async (state) => {
-      const answer = await uploads.initUpload(state, input);
+      const answer = await uploads.initUpload(state, input, storeMaxBytes);
       await this.sweepBy();
       return answer;
     });
@@ -480,9 +480,9 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => reportRead.record(state, reportId));
   }
 
-  async regenerateReport(input: reportRead.RegenerateReportInput) {
+  async regenerateReport(input: reportRead.RegenerateReportInput, storeMaxBytes?: number) {
     return this.rpc(async (state) => {
-      const answer = await reportRead.regenerateReport(state, input);
+      const answer = await reportRead.regenerateReport(state, input, storeMaxBytes);
       await this.sweepBy();
       return answer;
     });
