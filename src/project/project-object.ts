@@ -34,6 +34,7 @@ import * as posture from './posture';
 import * as rematch from './rematch-store';
 import type { PurlRange } from '../vulndb/changes';
 import { runBackfills } from './backfill';
+import { tableFigures, type TableFigures } from './store-limit';
 import * as scoring from './scoring-store';
 import type { DocumentFormat } from '../render/model';
 import type { AnalysisMessage } from './surveys';
@@ -276,6 +277,12 @@ export class ProjectObject extends DurableObject<Env> {
     const insertMs = performance.now() - started;
     sql.exec('DELETE FROM contents WHERE survey_id = ?', 'bench-floor');
     return insertMs;
+  }
+
+  /** The store's size and each table's rows and bytes (`npm run bench:growth`, through a development route). */
+  async storeFigures(): Promise<{ databaseSize: number; tables: Record<string, TableFigures> }> {
+    const sql = this.ctx.storage.sql;
+    return { databaseSize: sql.databaseSize, tables: await tableFigures(async (query) => sql.exec(query).toArray()) };
   }
 
   /** Whether the storage is set up (for tests and health checks). */
