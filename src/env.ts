@@ -27,7 +27,13 @@ export interface Env {
   OPEN_SIGNUP: string;
   /** With sign-up closed, the one email that may sign up while no organization exists: a new deployment's first administrator. */
   BOOTSTRAP_ADMIN_EMAIL?: string;
+  /** The largest bundle an upload may announce (src/routes/bundles/bundles.service.ts; default 5 GiB). */
   MAX_BUNDLE_BYTES: string;
+  /**
+   * The size of a project object's SQLite at which it starts no new surveys (409 `storage_full`;
+   * src/project/store-limit.ts, default 9 GB of the 10 GB Cloudflare allows). Tests set a small one.
+   */
+  PROJECT_STORE_MAX_BYTES?: string;
   /** Where the daily refresh fetches OSV data: `{url}/{ecosystem}/all.zip`; unset, no refresh. */
   VULNDB_SOURCE_URL?: string;
   /** Comma-separated OSV ecosystems the refresh fetches (default in src/vulndb/refresh.ts). */

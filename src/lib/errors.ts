@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   not_acceptable: 406,
   conflict: 409,
+  storage_full: 409,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,

@@ -14,7 +14,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'Not found, or not visible to this credential (`not_found`).',
   405: 'The path exists but not with this method (`method_not_allowed`, `Allow` header).',
   406: 'The `Accept` header does not allow the answer\'s media type.',
-  409: 'Conflicts with the current state (`conflict`).',
+  409: 'Conflicts with the current state (`conflict`); the project\'s stored data reached its limit (`storage_full`, on operations that start a survey).',
   415: 'The body is not JSON (`unsupported_media_type`).',
   429: 'More than 600 requests a minute from this credential (`rate_limited`, `Retry-After`).',
   500: 'A fault on the service side (`internal`); the `X-Request-Id` header names it in the logs.',

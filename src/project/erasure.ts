@@ -4,7 +4,9 @@
 //   deleted (a bounded slice per call, driven by the daily cron: src/control/erasures.ts), then the
 //   object's own storage;
 // - a deleted survey whose retention ended: its bundle (unless a survey still in retention uses it),
-//   its reports' full documents and rendered documents, a bounded slice per alarm ring;
+//   its reports' full documents and rendered documents, and its reports' entries (most of what a
+//   survey adds to the object's SQLite: this is what frees a full store, src/project/store-limit.ts),
+//   a bounded slice per alarm ring;
 // - a person who belongs to no organization any more: the email in their criticality ratings.
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Env } from '../env';
@@ -81,12 +83,14 @@ export function forgetRaters(sqlStorage: SqlStorage, userIds: string[]): number 
 
 /** R2 calls one alarm ring spends on deleted surveys whose retention ended. */
 export const SURVEY_ERASE_CALLS = 60;
+/** Report entries one alarm ring deletes at most (as content purges do), so the object answers between rings. */
+export const ENTRY_ERASE_ROWS = 2_000;
 
 /** The survey's retention ended: its files are (being) erased; restore, regenerate and render refuse. */
 export const retentionEnded = (survey: Pick<JobRow, 'metadata'> | undefined) => typeof survey?.metadata.retentionEndedAt === 'string';
 
 /** The organization's `retentionDays` for this project; null when the project is gone from the control plane. */
-async function retentionDays(state: ProjectState): Promise<number | null> {
+export async function organizationRetentionDays(state: ProjectState): Promise<number | null> {
   const row = await state.env.DB
     .prepare('SELECT o.retention_days AS days FROM projects p JOIN organizations o ON o.id = p.org_id WHERE p.id = ?1')
     .bind(state.projectId).first<{ days: number }>();
@@ -115,7 +119,7 @@ export async function eraseExpiredSurveys(state: ProjectState, now = Date.now(),
   if (earliest + DAY_MS > now) return earliest + DAY_MS;
   let days: number | null;
   try {
-    days = await retentionDays(state);
+    days = await organizationRetentionDays(state);
   } catch (error) {
     console.error(JSON.stringify({ level: 'error', message: 'survey retention: the organization\'s retention could not be read', projectId: state.projectId, error: String(error) }));
     return now + 60 * 60_000;
@@ -141,6 +145,16 @@ export async function eraseExpiredSurveys(state: ProjectState, now = Date.now(),
 
 type SurveyErasure = 'done' | 'more' | 'busy';
 
+/** Deletes up to ENTRY_ERASE_ROWS entries of these reports; answers whether none is left. */
+function eraseReportEntries(state: ProjectState, reportIds: string[], limit = ENTRY_ERASE_ROWS): boolean {
+  const ids = JSON.stringify(reportIds);
+  state.sql.exec(
+    'DELETE FROM report_entries WHERE rowid IN (SELECT rowid FROM report_entries WHERE report_id IN (SELECT value FROM json_each(?)) LIMIT ?)',
+    ids, limit,
+  );
+  return state.sql.exec('SELECT 1 FROM report_entries WHERE report_id IN (SELECT value FROM json_each(?)) LIMIT 1', ids).toArray().length === 0;
+}
+
 /** Erases one expired deleted survey's files, as far as the budget goes (a later ring finishes it). */
 async function eraseSurveyFiles(state: ProjectState, surveyId: string, budget: CallBudget): Promise<SurveyErasure> {
   let survey = findJob(state.db, surveyId);
@@ -160,6 +174,7 @@ async function eraseSurveyFiles(state: ProjectState, surveyId: string, budget: C
     if (more) return 'more';
   }
   if (reportIds.length) state.db.delete(reportDocuments).where(inArray(reportDocuments.reportId, reportIds)).run();
+  if (reportIds.length && !eraseReportEntries(state, reportIds)) return 'more';
   // Its own upload, and the upload it was regenerated from: each goes once no survey still in
   // retention (deleted or not) runs from it.
   const reused = typeof survey.metadata.bundleId === 'string' ? survey.metadata.bundleId : null;

@@ -36,6 +36,7 @@ import * as rematch from './rematch-store';
 import type { PurlRange } from '../vulndb/changes';
 import { runBackfills } from './backfill';
 import { runDevSql, type DevSqlAnswer, type DevSqlInput } from './dev-sql';
+import { tableFigures, type TableFigures } from './store-limit';
 import * as scoring from './scoring-store';
 import type { DocumentFormat } from '../render/model';
 import type { AnalysisMessage } from './jobs';
@@ -258,6 +259,12 @@ export class ProjectObject extends DurableObject<Env> {
     if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
+  /** The store's size and each table's rows and bytes (`npm run bench:growth`, through a development route). */
+  async storeFigures(): Promise<{ databaseSize: number; tables: Record<string, TableFigures> }> {
+    const sql = this.ctx.storage.sql;
+    return { databaseSize: sql.databaseSize, tables: await tableFigures(async (query) => sql.exec(query).toArray()) };
+  }
+
   /** Whether the storage is set up (for tests and health checks). */
   async isReady(): Promise<boolean> {
     return !this.isClosing() && this.setting('readyAt') !== undefined;
@@ -305,9 +312,9 @@ export class ProjectObject extends DurableObject<Env> {
 
   // ---- surveys and jobs (spec 4.8, 4.9) ----
 
-  async startSurvey(input: surveys.StartSurveyInput) {
+  async startSurvey(input: surveys.StartSurveyInput, storeMaxBytes?: number) {
     return this.rpc(async (state) => {
-      const answer = await surveys.startSurvey(state, input);
+      const answer = await surveys.startSurvey(state, input, storeMaxBytes);
       await this.sweepBy();
       return answer;
     });
@@ -317,9 +324,9 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => surveys.reportStepStatus(state, input));
   }
 
-  async regenerateSurvey(input: surveys.RegenerateInput) {
+  async regenerateSurvey(input: surveys.RegenerateInput, storeMaxBytes?: number) {
     return this.rpc(async (state) => {
-      const answer = await surveys.regenerateSurvey(state, input);
+      const answer = await surveys.regenerateSurvey(state, input, storeMaxBytes);
       await this.sweepBy();
       return answer;
     });
@@ -365,9 +372,9 @@ export class ProjectObject extends DurableObject<Env> {
 
   // ---- uploads (spec 4.7) ----
 
-  async initUpload(input: uploads.InitUploadInput) {
+  async initUpload(input: uploads.InitUploadInput, storeMaxBytes?: number) {
     return this.rpc(async (state) => {
-      const answer = await uploads.initUpload(state, input);
+      const answer = await uploads.initUpload(state, input, storeMaxBytes);
       await this.sweepBy();
       return answer;
     });
@@ -460,9 +467,9 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => reportRead.record(state, reportId));
   }
 
-  async regenerateReport(input: reportRead.RegenerateReportInput) {
+  async regenerateReport(input: reportRead.RegenerateReportInput, storeMaxBytes?: number) {
     return this.rpc(async (state) => {
-      const answer = await reportRead.regenerateReport(state, input);
+      const answer = await reportRead.regenerateReport(state, input, storeMaxBytes);
       await this.sweepBy();
       return answer;
     });

@@ -10,6 +10,8 @@ import { jobs, reports } from './schema';
 import { regenerateSurvey, type Changed } from './surveys';
 import { POSTURE, regeneratePosture } from './posture';
 import { searchForms } from '../reports/search-terms';
+import { assertRoomForSurvey, DEFAULT_PROJECT_STORE_MAX_BYTES } from './store-limit';
+import { retentionEnded } from './erasure';
 
 export type ReportRow = typeof reports.$inferSelect;
 
@@ -24,6 +26,13 @@ export function requireReport(state: ProjectState, reportId: string): ReportRow 
   const row = state.db.select().from(reports).where(eq(reports.id, reportId)).get();
   if (!row) throw notFound('No report has this id (a report exists once its REPORT step completed).');
   return row;
+}
+
+/** A report whose entries are still stored: 404 once its survey was deleted and its retention ended (they were erased). */
+function withEntries(state: ProjectState, reportId: string): ReportRow {
+  const report = requireReport(state, reportId);
+  if (retentionEnded(findJob(state.db, report.surveyId))) throw notFound('The report\'s data was removed: its survey was deleted and its retention period ended.');
+  return report;
 }
 
 /** The report and the survey it came from. */
@@ -60,7 +69,7 @@ export interface SectionQuery {
 
 /** A page of a list section (offset model of spec part 8), or a non-list section whole. */
 export function sectionPage(state: ProjectState, query: SectionQuery): JsonObject {
-  const report = requireReport(state, query.reportId);
+  const report = withEntries(state, query.reportId);
   const sections = (report.summary.sections ?? []) as unknown as SectionInfo[];
   const section = sections.find((s) => s.name === query.section);
   if (!section) throw notFound(`The ${report.type} report has no section "${query.section}"; its sections are ${sections.map((s) => s.name).join(', ')}.`);
@@ -85,7 +94,7 @@ export const SEARCH_LIMIT = 200;
  * match by package URL, name or explanation as before (`LIKE`, ASCII case).
  */
 export function search(state: ProjectState, reportId: string, text: string): JsonObject[] {
-  const report = requireReport(state, reportId);
+  const report = withEntries(state, reportId);
   const { folded, compact } = searchForms(text);
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const sections = ((report.summary.sections ?? []) as unknown as SectionInfo[]).filter((s) => s.kind === 'list').map((s) => s.name);
@@ -112,8 +121,8 @@ type Brief = {
 
 /** Finding by finding across all sections: added, removed, moved (from and to section), unchanged count. */
 export function compare(state: ProjectState, fromId: string, toId: string): JsonObject {
-  const from = requireReport(state, fromId);
-  const to = requireReport(state, toId);
+  const from = withEntries(state, fromId);
+  const to = withEntries(state, toId);
   if (from.type !== to.type) throw invalidRequest(`Only reports of one type compare: ${fromId} is ${from.type}, ${toId} is ${to.type}.`);
   const only = (a: string, b: string) => state.sql.exec<Brief>(
     `SELECT key, name, purl, section FROM report_entries e WHERE report_id = ?
@@ -197,12 +206,13 @@ export interface RegenerateReportInput {
  * newer version is being produced or once one is ready; allowed again after it failed or waited
  * more than 30 minutes to start.
  */
-export async function regenerateReport(state: ProjectState, input: RegenerateReportInput): Promise<Changed<{ job_id: string; supersedes: string }>> {
+export async function regenerateReport(state: ProjectState, input: RegenerateReportInput, storeMaxBytes = DEFAULT_PROJECT_STORE_MAX_BYTES): Promise<Changed<{ job_id: string; supersedes: string }>> {
   const report = requireReport(state, input.reportId);
   const run = async () => {
+    await assertRoomForSurvey(state, storeMaxBytes);
     if (report.type === POSTURE) return regeneratePosture(state, report);
     refuseWhileRegenerated(state, report.surveyId, 'survey');
-    const { answer } = await regenerateSurvey(state, { idempotencyKey: `report:${report.id}:${crypto.randomUUID()}`, surveyId: report.surveyId, skipAnalyze: true });
+    const { answer } = await regenerateSurvey(state, { idempotencyKey: `report:${report.id}:${crypto.randomUUID()}`, surveyId: report.surveyId, skipAnalyze: true }, storeMaxBytes);
     return { job_id: answer.parent_id, supersedes: report.surveyId };
   };
   if (!input.idempotencyKey) return { answer: await run(), changed: true };

@@ -13,6 +13,7 @@ import { retentionEnded } from './erasure';
 import { bundleOf, queueReports } from './report-build';
 import type { ProjectState } from './state';
 import { jobs } from './schema';
+import { assertRoomForSurvey, DEFAULT_PROJECT_STORE_MAX_BYTES } from './store-limit';
 
 // Defined with the jobs (leases send it again); the queue consumers name it from here.
 export type { AnalysisMessage } from './jobs';
@@ -34,10 +35,14 @@ export interface StartSurveyAnswer {
 
 const subJobIds = (steps: JobRow[]) => Object.fromEntries(steps.map((s) => [s.stepLabel ?? s.id, s.id]));
 
-/** Starts a survey; a repeat of the key answers the first survey (`changed` false: nothing to record). */
-export async function startSurvey(state: ProjectState, input: StartSurveyInput): Promise<Changed<StartSurveyAnswer>> {
+/**
+ * Starts a survey; a repeat of the key answers the first survey (`changed` false: nothing to record).
+ * 409 `storage_full` once the project's store reached `storeMaxBytes` (src/project/store-limit.ts).
+ */
+export async function startSurvey(state: ProjectState, input: StartSurveyInput, storeMaxBytes = DEFAULT_PROJECT_STORE_MAX_BYTES): Promise<Changed<StartSurveyAnswer>> {
   const { idempotencyKey, ...request } = input;
-  const { answer, replayed } = await state.idempotency.runOnce('survey.start', idempotencyKey, request, () => {
+  const { answer, replayed } = await state.idempotency.runOnce('survey.start', idempotencyKey, request, async () => {
+    await assertRoomForSurvey(state, storeMaxBytes);
     const { survey, steps } = createSurvey(state.db, request);
     health.runCreated(state, survey, { idempotencyKey });
     state.notify([survey, ...steps]);
@@ -111,9 +116,10 @@ export interface Changed<T> {
  * A new survey over the upload the old one already has: the old survey and its unfinished steps
  * become SKIPPED. With `skipAnalyze` the analysis is not repeated (only reports are produced again).
  */
-export async function regenerateSurvey(state: ProjectState, input: RegenerateInput): Promise<Changed<RegenerateAnswer>> {
+export async function regenerateSurvey(state: ProjectState, input: RegenerateInput, storeMaxBytes = DEFAULT_PROJECT_STORE_MAX_BYTES): Promise<Changed<RegenerateAnswer>> {
   const { idempotencyKey, ...request } = input;
   const { answer, replayed } = await state.idempotency.runOnce('survey.regenerate', idempotencyKey, request, async () => {
+    await assertRoomForSurvey(state, storeMaxBytes);
     const old = requireSurvey(state.db, request.surveyId);
     if (retentionEnded(old)) throw invalidRequest('The survey was deleted and its retention period ended: its upload was erased, so it cannot run again.');
     const bundle = bundleOf(state, old);

@@ -13,6 +13,7 @@ import { queueWork } from './leases';
 import { sniffMimeType, streamedSha256 } from './blob';
 import type { ProjectState } from './state';
 import { bundles, jobs, uploads } from './schema';
+import { assertRoomForSurvey, DEFAULT_PROJECT_STORE_MAX_BYTES } from './store-limit';
 
 const MIB = 1024 * 1024;
 /** Every part but the last has this size (R2 wants at least 5 MiB); at most MAX_PARTS parts. */
@@ -58,17 +59,21 @@ export interface InitUploadAnswer {
 
 type UploadRow = typeof uploads.$inferSelect;
 
-/** Starts (or, for a repeated key, answers again) the upload of one bundle into a survey. */
-export async function initUpload(state: ProjectState, input: InitUploadInput): Promise<InitUploadAnswer> {
+/**
+ * Starts (or, for a repeated key, answers again) the upload of one bundle into a survey. Without
+ * `parentId` it starts a survey: 409 `storage_full` once the store reached `storeMaxBytes`.
+ */
+export async function initUpload(state: ProjectState, input: InitUploadInput, storeMaxBytes = DEFAULT_PROJECT_STORE_MAX_BYTES): Promise<InitUploadAnswer> {
   const { idempotencyKey, origin, ...request } = input;
-  const answer = await state.idempotency.run('upload.init', idempotencyKey, request, () => startUpload(state, { ...request, idempotencyKey, origin }));
+  const answer = await state.idempotency.run('upload.init', idempotencyKey, request, () => startUpload(state, { ...request, idempotencyKey, origin }, storeMaxBytes));
   return resignedIfStale(state, answer, origin);
 }
 
-async function startUpload(state: ProjectState, input: InitUploadInput): Promise<InitUploadAnswer> {
+async function startUpload(state: ProjectState, input: InitUploadInput, storeMaxBytes: number): Promise<InitUploadAnswer> {
   const { db, env, projectId } = state;
-  // Bad input fails before anything exists in R2.
+  // Bad input, or no room for a new survey, fails before anything exists in R2.
   if (input.parentId) uploadableSurvey(state, input.parentId);
+  else await assertRoomForSurvey(state, storeMaxBytes);
   const bundleId = newOrderedId();
   const blobKey = `${blobKeyPrefix(projectId)}bundles/${bundleId}`;
   const multipart = await env.BUNDLES.createMultipartUpload(blobKey, {

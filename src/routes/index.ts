@@ -10,6 +10,7 @@ import { jobsRouter } from './jobs';
 import { surveysRouter } from './surveys';
 import { reportsRouter } from './reports';
 import { devRouter } from './dev';
+import { storeFiguresRouter } from './dev/store-figures';
 import { metaRouter } from './meta';
 import { organizationsRouter } from './organizations';
 import { permissionsRouter } from './permissions';
@@ -22,6 +23,7 @@ export const routers = [
   metaRouter,
   authRouter,
   devRouter,
+  storeFiguresRouter,
   organizationsRouter,
   projectsRouter,
   usersRouter,

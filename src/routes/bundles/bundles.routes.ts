@@ -14,7 +14,7 @@ export const initUpload = defineRoute({
   description: [
     'Starts the upload of one bundle into the survey `parentId` (a new INVENTORY_SURVEY when omitted) and answers one signed URL per part: 16 MiB parts, the last smaller, valid for `expiresIn` seconds. The survey\'s upload step becomes RUNNING.',
     'A repeat with the same Idempotency-Key answers the same upload (a resumed upload: send the parts still missing); once its URLs are within 15 minutes of expiring, a repeat gets them signed afresh.',
-    '400 for an invalid body, a bundle over the maximum (5 GiB), a missing `encryptedChallenge`, or a `parentId` that is not a survey; 403 when `encryptedChallenge` does not answer the pass\'s challenge; 404 for an unknown `parentId`; 409 when the survey already has an upload or its upload step is finished.',
+    '400 for an invalid body, a bundle over the maximum (`upload.maxBundleBytes` of the runtime settings; the message names it), a missing `encryptedChallenge`, or a `parentId` that is not a survey; 403 when `encryptedChallenge` does not answer the pass\'s challenge; 404 for an unknown `parentId`; 409 when the survey already has an upload or its upload step is finished, and `storage_full` (without `parentId`, which starts a survey) when the project\'s stored data reached its limit.',
   ].join('\n\n'),
   access: { creds: 'pass' }, errors: [404, 409, 503],
   request: { params: ProjectParams, headers: IdempotencyKeyHeader, ...jsonBody(InitUploadRequest) },

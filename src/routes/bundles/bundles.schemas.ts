@@ -10,7 +10,7 @@ const sha256 = z
 export const InitUploadRequest = z
   .object({
     sha256,
-    sizeBytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'The bundle\'s size in bytes; at most 5 GiB.', example: 41943040 }),
+    sizeBytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'The bundle\'s size in bytes; at most `upload.maxBundleBytes` of the runtime settings.', example: 41943040 }),
     parentId: z.uuid().optional().openapi({ description: 'The survey (`parent_id` of start survey) the bundle belongs to; omitted: a new INVENTORY_SURVEY is started.' }),
     encryptedChallenge: z
       .string({ error: (issue) => (issue.input === undefined ? 'encryptedChallenge is required.' : 'encryptedChallenge must be a string.') })

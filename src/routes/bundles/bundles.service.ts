@@ -11,16 +11,22 @@ import type { Env } from '../../env';
 import { ApiError, forbidden, invalidRequest } from '../../lib/errors';
 import { PART_SIZE, PART_URL_SECONDS } from '../../project/uploads';
 
-const DEFAULT_MAX_BUNDLE_BYTES = 5 * 1024 ** 3;
+/**
+ * The largest bundle an upload may announce, unless `MAX_BUNDLE_BYTES` sets another: the one place
+ * the limit lives (docs/scaling.md). It is to be set to what the memory bench proves a survey can
+ * read within an isolate's 128 MB.
+ */
+export const DEFAULT_MAX_BUNDLE_BYTES = 5 * 1024 ** 3;
 
-export function maxBundleBytes(env: Env): number {
+export function maxBundleBytes(env: Pick<Env, 'MAX_BUNDLE_BYTES'>): number {
   const configured = Number(env.MAX_BUNDLE_BYTES);
   return Number.isSafeInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BUNDLE_BYTES;
 }
 
-export function assertBundleSize(env: Env, sizeBytes: number): void {
+/** 400 at upload start for a bundle over the limit, naming it: nothing is stored or started. */
+export function assertBundleSize(env: Pick<Env, 'MAX_BUNDLE_BYTES'>, sizeBytes: number): void {
   const max = maxBundleBytes(env);
-  if (sizeBytes > max) throw invalidRequest(`The bundle is ${sizeBytes} bytes; the largest accepted is ${max} bytes.`);
+  if (sizeBytes > max) throw invalidRequest(`The bundle is ${sizeBytes} bytes; the largest accepted is ${max} bytes (MAX_BUNDLE_BYTES).`);
 }
 
 export interface PartRequest {

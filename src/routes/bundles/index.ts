@@ -6,6 +6,7 @@ import { ApiError } from '../../lib/errors';
 import { createRouter, validationError } from '../../lib/router';
 import { VERIFY_DEADLINE_MS, withProject } from '../../project/client';
 import type { BundlePage } from '../../project/bundle-list';
+import { projectStoreMaxBytes } from '../../project/store-limit';
 import { blobKeyPrefix, type CompleteUploadAnswer, type InitUploadAnswer } from '../../project/uploads';
 import { assertBundleSize, receivePart, recordActivityOnce, runtimeConfig } from './bundles.service';
 import * as routes from './bundles.routes';
@@ -18,7 +19,7 @@ export const bundlesRouter = createRouter()
     // Checked here, before the project object is involved: a request that does not prove the pass costs nothing there.
     await verifyUploadChallenge(c.var.principal.challenge, encryptedChallenge, bundle);
     const answer = await withProject<InitUploadAnswer>(c.env, projectId, (stub) =>
-      stub.initUpload({ idempotencyKey: c.req.valid('header')['idempotency-key'], ...bundle, origin: new URL(c.req.url).origin }));
+      stub.initUpload({ idempotencyKey: c.req.valid('header')['idempotency-key'], ...bundle, origin: new URL(c.req.url).origin }, projectStoreMaxBytes(c.env)));
     await recordActivityOnce(controlDb(c.env.DB), {
       orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'bundle.upload.started', traceId: c.var.requestId,
       data: { uploadId: answer.uploadId, bundleId: answer.bundleId, surveyId: answer.jobId, sha256: bundle.sha256, sizeBytes: bundle.sizeBytes, parts: answer.parts.length },

@@ -31,7 +31,7 @@ export const DEMO = {
   adminName: 'Demo Admin',
 } as const;
 
-const devOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const devOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const secret = c.env.DEV_SECRET;
   if (!secret) throw new ApiError('not_found', 'No such path.');
   const given = new TextEncoder().encode(c.req.header('x-dev-secret') ?? '');

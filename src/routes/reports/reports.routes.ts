@@ -118,7 +118,7 @@ export const reportSummary = defineRoute({
 export const regenerateReport = defineRoute({
   operationId: 'regenerateReport',
   method: 'post', path: `${P}/v1/report/{jobId}/regenerate`, tags, summary: 'Regenerate a report',
-  description: 'A new version under the current report version: for a survey\'s report, a new survey that reuses the analysis (no new upload) and builds the reports again. The old version stays readable. 409 while a new version is being produced or once one is ready; allowed again after it failed or waited more than 30 minutes to start.',
+  description: 'A new version under the current report version: for a survey\'s report, a new survey that reuses the analysis (no new upload) and builds the reports again. The old version stays readable. 409 while a new version is being produced or once one is ready; allowed again after it failed or waited more than 30 minutes to start. 409 `storage_full` when the project\'s stored data reached its limit: the message names the limit and what frees space.',
   access: { creds: 'any', permissions: ['project:edit'] }, errors: [404, 409, 503],
   request: { params: ReportParams, headers: OptionalIdempotencyKeyHeader },
   responses: { 202: { description: 'The job to follow.', ...json(RegenerateReportAnswer) } },

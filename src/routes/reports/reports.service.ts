@@ -8,6 +8,7 @@ import type { JsonObject } from '../../lib/json';
 import { withProject } from '../../project/client';
 import type { DocumentRow } from '../../project/documents';
 import type { JobRow } from '../../project/jobs';
+import { projectStoreMaxBytes } from '../../project/store-limit';
 import type { ReportRow } from '../../project/reports';
 import type { Changed } from '../../project/surveys';
 import type { DocumentFormat } from '../../render/model';
@@ -58,7 +59,7 @@ export async function exportProvenance(env: Env, projectId: string, reportId: st
  * `report.regenerated`; a repeat of an Idempotency-Key answers the first answer and records nothing.
  */
 export async function regenerateReport(env: Env, by: Changer, input: { reportId: string; idempotencyKey?: string }): Promise<{ job_id: string; supersedes: string }> {
-  const { answer, changed } = await withProject<Changed<{ job_id: string; supersedes: string }>>(env, by.projectId, (stub) => stub.regenerateReport(input));
+  const { answer, changed } = await withProject<Changed<{ job_id: string; supersedes: string }>>(env, by.projectId, (stub) => stub.regenerateReport(input, projectStoreMaxBytes(env)));
   if (changed) await recordChange(env, by, 'report.regenerated', { reportId: input.reportId, surveyId: answer.job_id, supersedes: answer.supersedes });
   return answer;
 }

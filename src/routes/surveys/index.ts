@@ -5,6 +5,7 @@ import { controlDb } from '../../control/db';
 import { ApiError } from '../../lib/errors';
 import { createRouter } from '../../lib/router';
 import { withProject } from '../../project/client';
+import { projectStoreMaxBytes } from '../../project/store-limit';
 import type { Changed, StartSurveyAnswer } from '../../project/surveys';
 import { hasBody } from '../../middleware/optional-body';
 import { acceptsEventStream } from '../jobs';
@@ -16,7 +17,7 @@ export const surveysRouter = createRouter()
     const { projectId } = c.req.valid('param');
     const body = c.req.valid('json');
     const { answer, changed } = await withProject<Changed<StartSurveyAnswer>>(c.env, projectId, (stub) =>
-      stub.startSurvey({ idempotencyKey: c.req.valid('header')['idempotency-key'], ...body }));
+      stub.startSurvey({ idempotencyKey: c.req.valid('header')['idempotency-key'], ...body }, projectStoreMaxBytes(c.env)));
     if (changed) {
       await recordActivity(controlDb(c.env.DB), {
         orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.started',

@@ -13,7 +13,7 @@ const tags = ['Surveys'];
 export const startSurvey = defineRoute({
   operationId: 'startSurvey',
   method: 'post', path: `${P}/survey`, tags, summary: 'Start a survey',
-  description: 'Starts an inventory or runtime survey; its steps are `upload` and `analyze`. A repeat with the same Idempotency-Key returns the same `parent_id`, which is then passed as `parentId` to upload init.',
+  description: 'Starts an inventory or runtime survey; its steps are `upload` and `analyze`. A repeat with the same Idempotency-Key returns the same `parent_id`, which is then passed as `parentId` to upload init. 409 `storage_full` when the project\'s stored data reached its limit: the message names the limit and what frees space.',
   access: { creds: 'pass' }, errors: [409, 503],
   request: { params: ProjectParams, headers: IdempotencyKeyHeader, ...jsonBody(StartSurveyRequest) },
   responses: { 201: { description: 'The survey.', ...json(StartSurveyAnswer) } },
@@ -40,7 +40,7 @@ export const surveyEvents = defineRoute({
 export const regenerateSurvey = defineRoute({
   operationId: 'regenerateSurvey',
   method: 'post', path: `${P}/v1/survey/{surveyId}/regenerate`, tags, summary: 'Regenerate a survey',
-  description: 'Runs the survey again from the upload it already has. Without a body, or with `skipAnalyze: true`, the analysis is reused and only the reports are produced again; `{}` or `skipAnalyze: false` repeats the analysis. The old survey and its unfinished steps become SKIPPED; the new one names it in `supersedes`.',
+  description: 'Runs the survey again from the upload it already has. Without a body, or with `skipAnalyze: true`, the analysis is reused and only the reports are produced again; `{}` or `skipAnalyze: false` repeats the analysis. The old survey and its unfinished steps become SKIPPED; the new one names it in `supersedes`. 409 `storage_full` when the project\'s stored data reached its limit: the message names the limit and what frees space.',
   access: { creds: 'any', permissions: ['project:edit'] }, errors: [404, 409, 503],
   request: { params: SurveyParams, headers: IdempotencyKeyHeader, ...jsonBody(RegenerateRequest, false) },
   responses: { 201: { description: 'The new survey.', ...json(RegenerateAnswer) } },

@@ -5,11 +5,12 @@ import { recordChange, type Changer } from '../../control/changes';
 import type { Env } from '../../env';
 import { withProject } from '../../project/client';
 import type { JobAnswer } from '../../project/jobs';
+import { projectStoreMaxBytes } from '../../project/store-limit';
 import type { Changed, RegenerateAnswer } from '../../project/surveys';
 
 /** Runs the survey again from its upload (`skipAnalyze`: reports only) and records `survey.regenerated`. */
 export async function regenerateSurvey(env: Env, by: Changer, input: { surveyId: string; idempotencyKey: string; skipAnalyze: boolean }): Promise<RegenerateAnswer> {
-  const { answer, changed } = await withProject<Changed<RegenerateAnswer>>(env, by.projectId, (stub) => stub.regenerateSurvey(input));
+  const { answer, changed } = await withProject<Changed<RegenerateAnswer>>(env, by.projectId, (stub) => stub.regenerateSurvey(input, projectStoreMaxBytes(env)));
   if (changed) await recordChange(env, by, 'survey.regenerated', { surveyId: answer.parent_id, supersedes: answer.supersedes, skipAnalyze: input.skipAnalyze });
   return answer;
 }
