@@ -39,7 +39,6 @@ import type { DocumentFormat } from '../render/model';
 import type { AnalysisMessage } from './surveys';
 import type { JsonObject } from '../lib/json';
 import type { Axis, Criticality } from '../scoring/model';
-import type { FixRow } from '../scoring/portfolio';
 
 /** Pause between two slices of a large deletion, so requests waiting for the object go first. */
 const PURGE_PAUSE_MS = 5;
@@ -644,7 +643,7 @@ export class ProjectObject extends DurableObject<Env> {
   }
 
   async refreshSubjects(input: { subjects: string[]; asOf: string }) {
-    return this.rpc((state) => input.subjects.map((subject) => scoring.refreshSubject(state, { subject, asOf: input.asOf })));
+    return this.rpc((state) => scoring.refreshSubjects(state, input));
   }
 
   async scoringSubjects(subjects: string[]) {
@@ -655,7 +654,7 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => scoring.findingsPage(state, input));
   }
 
-  async stageFixes(input: { build: string; rows: Pick<FixRow, 'itemKey' | 'gain' | 'row' | 'summary' | 'effects'>[] }) {
+  async stageFixes(input: { build: string; rows: scoring.StagedFix[] }) {
     return this.rpc((state) => scoring.stageFixes(state, input));
   }
 
