@@ -9,6 +9,7 @@ import './domain/crypto-links';
 import './domain/vulns-matching';
 import './domain/vulns-versions';
 import './domain/scoring-model';
+import './domain/scoring-steps';
 import './domain/answer-cache';
 import './domain/render-composition';
 import './domain/render-fixtures';

@@ -99,9 +99,12 @@ export function memberSubjects(state: ProjectState, row: PortfolioRow): string[]
       continue;
     }
     // A package URL without a version: its components' purls start with it, then `@`, `?` or `#` (or are it).
+    // All of those sort from it to it + 'A' ('#' < '?' < '@' < 'A'): that range lets the purl index find them
+    // (otherwise every subject's components are scanned, about 150 ms a package at 1,000 subjects).
     for (const hit of state.sql.exec<{ subject: string }>(
       `SELECT DISTINCT sc.subject FROM contents c JOIN subject_contents sc ON sc.survey_id = c.survey_id AND sc.attempt = c.attempt AND sc.kind = c.kind
-       WHERE c.kind = 'component' AND (c.purl = ?1 OR (c.purl >= ?1 || '@' AND c.purl < ?1 || 'A') OR (c.purl >= ?1 || '?' AND c.purl < ?1 || '@') OR (c.purl >= ?1 || '#' AND c.purl < ?1 || '$'))`,
+       WHERE c.kind = 'component' AND c.purl >= ?1 AND c.purl < ?1 || 'A'
+         AND (c.purl = ?1 OR (c.purl >= ?1 || '@' AND c.purl < ?1 || 'A') OR (c.purl >= ?1 || '?' AND c.purl < ?1 || '@') OR (c.purl >= ?1 || '#' AND c.purl < ?1 || '$'))`,
       m.value,
     )) found.add(hit.subject);
   }

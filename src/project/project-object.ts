@@ -42,7 +42,6 @@ import type { DocumentFormat } from '../render/model';
 import type { AnalysisMessage } from './jobs';
 import type { JsonObject } from '../lib/json';
 import type { Axis, Criticality } from '../scoring/model';
-import type { FixRow } from '../scoring/portfolio';
 
 // Tests name the state the object hands its modules from here; the modules take it from ./state.
 export type { ProjectState } from './state';
@@ -631,7 +630,7 @@ export class ProjectObject extends DurableObject<Env> {
   }
 
   async refreshSubjects(input: { subjects: string[]; asOf: string }) {
-    return this.rpc((state) => input.subjects.map((subject) => scoring.refreshSubject(state, { subject, asOf: input.asOf })));
+    return this.rpc((state) => scoring.refreshSubjects(state, input));
   }
 
   async scoringSubjects(subjects: string[]) {
@@ -642,7 +641,7 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => scoring.findingsPage(state, input));
   }
 
-  async stageFixes(input: { build: string; rows: Pick<FixRow, 'itemKey' | 'gain' | 'row' | 'summary' | 'effects'>[] }) {
+  async stageFixes(input: { build: string; rows: scoring.StagedFix[] }) {
     return this.rpc((state) => scoring.stageFixes(state, input));
   }
 

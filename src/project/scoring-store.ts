@@ -8,7 +8,7 @@ import { newOrderedId, nowIso } from '../lib/ids';
 import { scoredFindings, type ScoredFinding, type SubjectEvidence } from '../scoring/findings';
 import { CRYPTO_LIBRARIES } from '../scoring/crypto-libraries';
 import { AXES, bandOf, CRITICALITY_WEIGHT, type Axis, type Criticality } from '../scoring/model';
-import type { FixRow, PortfolioModel } from '../scoring/portfolio';
+import type { PortfolioModel } from '../scoring/portfolio';
 import type { ProjectState } from './state';
 import { bundledComponents } from './dependency-graph';
 import { memberSubjects, portfoliosHolding, requireScored, type PortfolioRow } from './portfolios';
@@ -137,12 +137,21 @@ export function beginScoring(state: ProjectState, input: { portfolioId: string; 
 export const MAX_BOUND = 90;
 
 /**
- * Components are filtered in SQL by the names of known crypto libraries before the table's own matching:
- * LIKE patterns written into the statement (our constants, letters and digits only; more than 100 of them).
+ * Components are filtered by the names of known crypto libraries before the table's own matching: a
+ * component may be one when its package URL (its name, without one) contains one of these hints, `%`
+ * standing for any run of characters (as in SQL's `LIKE '%hint%'`, which the filter was).
  */
-const LIBRARY_FILTER = [...new Set(CRYPTO_LIBRARIES.flatMap((l) => [l.id, ...l.packages.map((p) => p.split('/').pop()!)])
-  .map((h) => h.toLowerCase().replace(/[^a-z0-9]+/g, '%')).filter((h) => h.replace(/%/g, '').length >= 3))]
-  .map((h) => `lower(coalesce(purl, name)) LIKE '%${h}%'`).join(' OR ');
+export const LIBRARY_HINTS = [...new Set(CRYPTO_LIBRARIES.flatMap((l) => [l.id, ...l.packages.map((p) => p.split('/').pop()!)])
+  .map((h) => h.toLowerCase().replace(/[^a-z0-9]+/g, '%')).filter((h) => h.replace(/%/g, '').length >= 3))];
+
+/**
+ * The hints as one expression, matched in JavaScript: about five times faster than 88 LIKE terms in
+ * SQL. Without the `u` flag, `i` folds ASCII letters only, as LIKE and SQLite's lower() do.
+ */
+const LIBRARY_HINT = new RegExp(LIBRARY_HINTS.map((h) => h.split('%').join('[\\s\\S]*')).join('|'), 'i');
+
+/** Whether a component may be a crypto library (its package URL, or its name without one, contains a hint). */
+export const mayBeCryptoLibrary = (component: { purl: string | null; name: string }): boolean => LIBRARY_HINT.test(component.purl ?? component.name);
 
 type Current = { survey_id: string; attempt: number };
 
@@ -150,9 +159,10 @@ function currentOf(state: ProjectState, subject: string, kind: string): Current 
   return state.sql.exec<Current>('SELECT survey_id, attempt FROM subject_contents WHERE subject = ? AND kind = ?', subject, kind).toArray()[0] ?? null;
 }
 
-/** What the analysis holds for the subject now, as the scoring model reads it. */
-export function subjectEvidence(state: ProjectState, subject: string): SubjectEvidence {
+/** What the analysis holds for the subject now, as the scoring model reads it, and how many content rows that took. */
+export function subjectEvidence(state: ProjectState, subject: string): { evidence: SubjectEvidence; rows: number } {
   const evidence: SubjectEvidence = { subject, vulns: [], crypto: [], runtime: [], libraries: [] };
+  let rows = 0;
   const vuln = currentOf(state, subject, 'vuln_finding');
   if (vuln) {
     for (const row of state.sql.exec<{ data: string; listed: number | null }>(
@@ -184,31 +194,80 @@ export function subjectEvidence(state: ProjectState, subject: string): SubjectEv
       evidence.runtime.push(JSON.parse(row.data) as JsonObject);
     }
   }
-  if (components && LIBRARY_FILTER) {
-    for (const row of state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null; listed: number | null }>(
-      `SELECT key, name, purl, version, json_extract(data, '$.listed') AS listed FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component' AND (${LIBRARY_FILTER})`,
-      components.survey_id, components.attempt)) {
-      evidence.libraries.push({ key: row.key, name: row.name, purl: row.purl, version: row.version, listed: row.listed ?? 1 });
+  if (components) {
+    // In key order, as the table's own matching reads them (of several versions of one library, the first worst one counts).
+    const candidates: { key: string; name: string; purl: string | null; version: string | null }[] = [];
+    for (const [key, name, purl, version] of state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null }>(
+      "SELECT key, name, purl, version FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component'", components.survey_id, components.attempt,
+    ).raw() as IterableIterator<[string, string, string | null, string | null]>) {
+      rows++;
+      if (mayBeCryptoLibrary({ purl, name })) candidates.push({ key, name, purl, version });
     }
+    const listed = candidates.length ? listedOf(state, components, candidates.map((c) => c.key)) : new Map<string, number>();
+    for (const c of candidates) evidence.libraries.push({ key: c.key, name: c.name, purl: c.purl, version: c.version, listed: listed.get(c.key) ?? 1 });
   }
-  return evidence;
+  rows += evidence.vulns.length + evidence.crypto.length + evidence.runtime.length;
+  return { evidence, rows };
 }
 
-/** Recomputes a subject's scored findings and penalties from its current contents, as of `asOf`. */
-export function refreshSubject(state: ProjectState, input: { subject: string; asOf: string }): { findings: number } {
-  const findings = scoredFindings(subjectEvidence(state, input.subject), input.asOf);
+/** How many times each of some components was listed (`listed` of its data), when its data says. */
+function listedOf(state: ProjectState, components: Current, keys: string[]): Map<string, number> {
+  return new Map(state.sql.exec<{ key: string; listed: number | null }>(
+    "SELECT key, json_extract(data, '$.listed') AS listed FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component' AND key IN (SELECT value FROM json_each(?))",
+    components.survey_id, components.attempt, JSON.stringify(keys),
+  ).toArray().filter((r) => r.listed !== null).map((r) => [r.key, r.listed!]));
+}
+
+/**
+ * Recomputes a subject's scored findings and penalties from its current contents, as of `asOf`.
+ * Answers how many findings it has and how many content rows it read (the work it took).
+ */
+export function refreshSubject(state: ProjectState, input: { subject: string; asOf: string }): { findings: number; rows: number } {
+  const { evidence, rows } = subjectEvidence(state, input.subject);
+  const findings = scoredFindings(evidence, input.asOf);
   const sums: Record<Axis, number> = { pqc: 0, vuln: 0, agility: 0 };
   for (const f of findings) sums[f.axis] += f.penalty;
   state.db.transaction(() => {
-    state.db.delete(scoredTable).where(eq(scoredTable.subject, input.subject)).run();
-    for (const f of findings) {
-      state.sql.exec('INSERT OR REPLACE INTO scored_findings (subject, id, axis, finding_key, item_key, penalty, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        f.subject, f.id, f.axis, f.findingKey, f.itemKey, f.penalty, JSON.stringify(f.detail));
-    }
+    writeScoredFindings(state, input.subject, findings);
     const row = { ...sums, findings: findings.length, stale: false, asOf: input.asOf, computedAt: nowIso() };
     state.db.insert(subjectScores).values({ subject: input.subject, ...row }).onConflictDoUpdate({ target: subjectScores.subject, set: row }).run();
   });
-  return { findings: findings.length };
+  return { findings: findings.length, rows: rows + findings.length };
+}
+
+type StoredFinding = { id: string; axis: string; finding_key: string; item_key: string | null; penalty: number; detail: string };
+
+/**
+ * Makes the subject's stored findings these, writing only the rows that differ: a rescoring mostly
+ * recomputes contents that did not change, and comparing costs a third of writing.
+ */
+function writeScoredFindings(state: ProjectState, subject: string, findings: ScoredFinding[]): void {
+  const stored = new Map(state.sql.exec<StoredFinding>('SELECT id, axis, finding_key, item_key, penalty, detail FROM scored_findings WHERE subject = ?', subject)
+    .toArray().map((r) => [r.id, r]));
+  for (const f of findings) {
+    const detail = JSON.stringify(f.detail);
+    const was = stored.get(f.id);
+    stored.delete(f.id);
+    if (was && was.axis === f.axis && was.finding_key === f.findingKey && was.item_key === f.itemKey && was.penalty === f.penalty && was.detail === detail) continue;
+    state.sql.exec('INSERT OR REPLACE INTO scored_findings (subject, id, axis, finding_key, item_key, penalty, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      f.subject, f.id, f.axis, f.findingKey, f.itemKey, f.penalty, detail);
+  }
+  for (const id of stored.keys()) state.sql.exec('DELETE FROM scored_findings WHERE subject = ? AND id = ?', subject, id);
+}
+
+/** Content rows one refresh call reads at most (a subject is not split): about 25 ms of work on the bench's machine. */
+export const REFRESH_ROWS = 3_000;
+
+/** Refreshes the subjects in order until REFRESH_ROWS content rows were read (at least one subject); answers how many it refreshed. */
+export function refreshSubjects(state: ProjectState, input: { subjects: string[]; asOf: string }): { refreshed: number } {
+  let rows = 0;
+  let refreshed = 0;
+  for (const subject of input.subjects) {
+    rows += refreshSubject(state, { subject, asOf: input.asOf }).rows;
+    refreshed++;
+    if (rows >= REFRESH_ROWS) break;
+  }
+  return { refreshed };
 }
 
 // ---- scoring inputs and results ----
@@ -236,16 +295,22 @@ export function scoringSubjects(state: ProjectState, names: string[]): ScoringSu
   return out;
 }
 
+/** A scored finding as stored: its detail the JSON text, which the scoring consumer parses (cheaper to send than the object). */
+export type StoredScoredFinding = Omit<ScoredFinding, 'detail'> & { detail: string };
+
 /** A page of the scored findings of some subjects (at most MAX_BOUND of them), in (subject, id) order. */
-export function findingsPage(state: ProjectState, input: { subjects: string[]; after?: [string, string]; limit: number }): ScoredFinding[] {
+export function findingsPage(state: ProjectState, input: { subjects: string[]; after?: [string, string]; limit: number }): StoredScoredFinding[] {
   if (!input.subjects.length) return [];
   if (input.subjects.length > MAX_BOUND) throw new Error(`findingsPage takes at most ${MAX_BOUND} subjects at a time`);
-  const [subject, id] = input.after ?? ['', ''];
+  const [afterSubject, afterId] = input.after ?? ['', ''];
   const marks = input.subjects.map(() => '?').join(',');
-  return state.sql.exec<{ subject: string; id: string; axis: string; finding_key: string; item_key: string | null; penalty: number; detail: string }>(
+  type Row = [string, string, Axis, string, string | null, number, string];
+  const rows = state.sql.exec(
     `SELECT subject, id, axis, finding_key, item_key, penalty, detail FROM scored_findings WHERE subject IN (${marks}) AND (subject > ? OR (subject = ? AND id > ?)) ORDER BY subject, id LIMIT ?`,
-    ...input.subjects, subject, subject, id, input.limit,
-  ).toArray().map((r) => ({ subject: r.subject, id: r.id, axis: r.axis as Axis, findingKey: r.finding_key, itemKey: r.item_key, penalty: r.penalty, detail: JSON.parse(r.detail) as JsonObject }));
+    ...input.subjects, afterSubject, afterSubject, afterId, input.limit,
+  ).raw() as IterableIterator<Row>;
+  // Rows as arrays: a third cheaper than as objects, at 50,000 findings a scoring.
+  return Array.from(rows, ([subject, id, axis, findingKey, itemKey, penalty, detail]) => ({ subject, id, axis, findingKey, itemKey, penalty, detail }));
 }
 
 /**
@@ -254,24 +319,33 @@ export function findingsPage(state: ProjectState, input: { subjects: string[]; a
  */
 export const FIX_PART_CHARS = 500_000;
 
+/** A ranked row to stage: its place, key and gain, and its three JSON texts (written by the scoring consumer). */
+export interface StagedFix {
+  rank: number;
+  itemKey: string;
+  gain: number;
+  row: string;
+  summary: string;
+  effects: string;
+}
+
 /**
  * Writes a slice of a build's ranked rows (not visible until the build is made current). A row whose
  * text does not fit in one stored row (a subject with 20,000 keys of one algorithm: several MB) keeps
  * its `row` and `effects` in pieces in `portfolio_fix_parts`.
  */
-export function stageFixes(state: ProjectState, input: { build: string; rows: Pick<FixRow, 'itemKey' | 'gain' | 'row' | 'summary' | 'effects'>[] }): void {
+export function stageFixes(state: ProjectState, input: { build: string; rows: StagedFix[] }): void {
   state.db.transaction(() => {
-    for (const r of input.rows) {
-      const [row, summary, effects] = [JSON.stringify(r.row), JSON.stringify(r.summary), JSON.stringify(r.effects)];
+    for (const { rank, itemKey, gain, row, summary, effects } of input.rows) {
       const parted = row.length + summary.length + effects.length > FIX_PART_CHARS;
       state.sql.exec('INSERT OR REPLACE INTO portfolio_fixes (build, rank, item_key, gain, row, summary, effects, parted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        input.build, r.row.rank as number, r.itemKey, r.gain.overall, parted ? '' : row, summary, parted ? '' : effects, parted ? 1 : 0);
+        input.build, rank, itemKey, gain, parted ? '' : row, summary, parted ? '' : effects, parted ? 1 : 0);
       if (!parted) continue;
       // Staged again after a retry: the pieces start afresh.
-      state.sql.exec('DELETE FROM portfolio_fix_parts WHERE build = ? AND item_key = ?', input.build, r.itemKey);
+      state.sql.exec('DELETE FROM portfolio_fix_parts WHERE build = ? AND item_key = ?', input.build, itemKey);
       for (const [field, text] of [['row', row], ['effects', effects]] as const) {
         for (let at = 0, part = 0; at < text.length; at += FIX_PART_CHARS, part++) {
-          state.sql.exec('INSERT INTO portfolio_fix_parts (build, item_key, field, part, text) VALUES (?, ?, ?, ?, ?)', input.build, r.itemKey, field, part, text.slice(at, at + FIX_PART_CHARS));
+          state.sql.exec('INSERT INTO portfolio_fix_parts (build, item_key, field, part, text) VALUES (?, ?, ?, ?, ?)', input.build, itemKey, field, part, text.slice(at, at + FIX_PART_CHARS));
         }
       }
     }

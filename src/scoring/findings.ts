@@ -36,8 +36,21 @@ export interface SubjectEvidence {
   bundles?: Record<string, { name: string; purl: string | null; version: string | null }[]>;
 }
 
+/** Package URLs seen lately and their item keys: a portfolio names the same few thousand packages in every subject. */
+const itemKeys = new Map<string, string>();
+const ITEM_KEYS_KEPT = 10_000;
+
 /** A package URL without its version, qualifiers and subpath: the package a team upgrades. */
 export function packageItemKey(purl: string): string {
+  let key = itemKeys.get(purl);
+  if (key === undefined) {
+    if (itemKeys.size >= ITEM_KEYS_KEPT) itemKeys.clear();
+    itemKeys.set(purl, (key = itemKeyOf(purl)));
+  }
+  return key;
+}
+
+function itemKeyOf(purl: string): string {
   try {
     const p = PackageURL.fromString(purl);
     return new PackageURL(p.type, p.namespace, p.name, undefined, undefined, undefined).toString();

@@ -1,7 +1,9 @@
 // A portfolio's scores, their breakdown and its ranked fixes (docs/scoring.md). One computation serves
 // ranking and simulation: `gainOf` answers how the portfolio's scores rise when some findings are gone,
 // touching only the subjects they are in, so the gain of every one of 10,000 rows costs the size of
-// that row, not of the portfolio.
+// that row, not of the portfolio. Ranking and the breakdown of a large portfolio are steps (generators)
+// that pause every FINDINGS_PER_PAUSE findings, so the scoring consumer can let other work run between
+// them; `rankFixes` and `breakdown` run them through at once.
 import type { JsonObject } from '../lib/json';
 import { packageItemKey, type ScoredFinding } from './findings';
 import { AXES, AXIS_WEIGHT, bandOf, overallOf, scoreOf, shown, type Axis, type Band } from './model';
@@ -81,6 +83,58 @@ export function gainOf(model: PortfolioModel, effects: Iterable<Effect>, totalWe
   return { axes: gain, overall: overallOf(gain) };
 }
 
+/**
+ * `gainOf` of the findings' effects, without making them: the same sums in the same order (each
+ * finding counted once per subject, axis and id), for ranking, which prices every row and every
+ * finding key of every row.
+ */
+function gainOfFindings(model: PortfolioModel, findings: ScoredFinding[], totalWeight: number): Scores {
+  const gain = zeroes();
+  if (totalWeight === 0) return { axes: gain, overall: 0 };
+  if (findings.length === 1) {
+    // Most finding keys of a row are one finding: the same sums, without the bookkeeping.
+    const [f] = findings as [ScoredFinding];
+    const entry = model.subjects[f.subject];
+    if (entry && f.penalty !== 0) {
+      const p = entry[AXIS_INDEX[f.axis]];
+      gain[f.axis] += (entry[0] * (scoreOf(p - f.penalty) - scoreOf(p))) / totalWeight;
+    }
+    return { axes: gain, overall: overallOf(gain) };
+  }
+  const bySubject = new Map<string, { removed: AxisScores; taken: ScoredFinding[]; ids?: Set<string> }>();
+  for (const f of findings) {
+    let entry = bySubject.get(f.subject);
+    if (!entry) bySubject.set(f.subject, (entry = { removed: zeroes(), taken: [] }));
+    if (alreadyTaken(entry, f)) continue;
+    entry.removed[f.axis] += f.penalty;
+  }
+  for (const [subject, { removed }] of bySubject) {
+    const entry = model.subjects[subject];
+    if (!entry) continue;
+    const [w] = entry;
+    for (const axis of AXES) {
+      if (removed[axis] === 0) continue;
+      const p = entry[AXIS_INDEX[axis]];
+      gain[axis] += (w * (scoreOf(p - removed[axis]) - scoreOf(p))) / totalWeight;
+    }
+  }
+  return { axes: gain, overall: overallOf(gain) };
+}
+
+/** Whether a subject's finding with this axis and id was counted already (notes it if not). A row names few per subject: a list, a set past 16. */
+function alreadyTaken(entry: { taken: ScoredFinding[]; ids?: Set<string> }, f: ScoredFinding): boolean {
+  if (entry.ids) {
+    const id = `${f.axis}\u0000${f.id}`;
+    if (entry.ids.has(id)) return true;
+    entry.ids.add(id);
+    return false;
+  }
+  if (entry.taken.some((t) => t.axis === f.axis && t.id === f.id)) return true;
+  entry.taken.push(f);
+  if (entry.taken.length > 16) entry.ids = new Set(entry.taken.map((t) => `${t.axis}\u0000${t.id}`));
+  return false;
+}
+
 export const totalWeightOf = (model: PortfolioModel): number => Object.values(model.subjects).reduce((sum, [w]) => sum + w, 0);
 
 /** The model after the effects' findings are gone (for re-ranking a simulation). */
@@ -112,6 +166,44 @@ export function scoreAnswer(scores: Scores | null): ScoreAnswer {
 export const rounded = (value: number) => Math.round(value * 100) / 100;
 export const gainAnswer = (gain: Scores) => ({ overall: rounded(gain.overall), ...Object.fromEntries(AXES.map((a) => [a, rounded(gain.axes[a])])) });
 
+// ---- pacing ----
+
+/**
+ * Findings a step handles before it pauses: about 10 ms of work on the bench's machine, far from the
+ * 50 ms a step may hold the thread. A finding placed in a row counts ROW_WORK (merged, listed, priced).
+ */
+export const FINDINGS_PER_PAUSE = 10_000;
+const ROW_WORK = 5;
+
+/** A computation in steps: it yields where it may pause and returns its result. */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs steps through without pausing (tests, small portfolios, simulation). */
+export function throughout<T>(steps: Steps<T>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** Counts the work done since the last pause. */
+class Pace {
+  private done = 0;
+
+  /** Notes `findings` more handled; true when it is time to pause. */
+  due(findings: number): boolean {
+    this.done += findings;
+    if (this.done < FINDINGS_PER_PAUSE) return false;
+    this.done = 0;
+    return true;
+  }
+}
+
+/** Text order of rows and findings: the default collation, as `localeCompare` without arguments (one collator, not one per call). */
+const compareText = new Intl.Collator().compare;
+
+// ---- breakdown ----
+
 /** What one finding alone costs its axis of the portfolio, in points (`gainOf` of that one finding, without its bookkeeping). */
 function findingPoints(model: PortfolioModel, f: ScoredFinding, totalWeight: number): number {
   const entry = model.subjects[f.subject];
@@ -120,11 +212,26 @@ function findingPoints(model: PortfolioModel, f: ScoredFinding, totalWeight: num
   return (entry[0] * (scoreOf(p - f.penalty) - scoreOf(p))) / totalWeight;
 }
 
-/** The findings that cost the most points, each priced as if it alone were fixed; `explained` adds their explanations. */
-function costliest(model: PortfolioModel, findings: ScoredFinding[], limit: number, totalWeight: number, explained: boolean): JsonObject[] {
-  const priced = findings.map((f) => ({ f, points: findingPoints(model, f, totalWeight) }));
-  priced.sort((x, y) => y.points - x.points || x.f.findingKey.localeCompare(y.f.findingKey));
-  return priced.slice(0, limit).map(({ f, points }) => ({
+type Priced = { f: ScoredFinding; points: number };
+const byCost = (x: Priced, y: Priced) => y.points - x.points || compareText(x.f.findingKey, y.f.findingKey);
+
+/**
+ * The findings that cost the most points, each priced as if it alone were fixed; `explained` adds their
+ * explanations. The first `limit` of a stable sort by cost, kept while reading (ties keep the earlier).
+ */
+function* costliest(model: PortfolioModel, findings: ScoredFinding[], limit: number, totalWeight: number, explained: boolean, pace: Pace): Steps<JsonObject[]> {
+  const best: Priced[] = [];
+  for (const f of findings) {
+    const priced = { f, points: findingPoints(model, f, totalWeight) };
+    let at = best.length;
+    while (at > 0 && byCost(priced, best[at - 1]!) < 0) at--;
+    if (at < limit) {
+      best.splice(at, 0, priced);
+      if (best.length > limit) best.pop();
+    }
+    if (pace.due(1)) yield;
+  }
+  return best.map(({ f, points }) => ({
     ...(explained ? { subject: f.subject } : {}), axis: f.axis, finding_key: f.findingKey, item_key: f.itemKey, points: rounded(points),
     name: f.detail.name ?? f.detail.library ?? null, ...(explained ? { explanation: f.detail.explanation ?? null } : {}),
   }));
@@ -140,7 +247,11 @@ export interface SubjectInfo {
  * The state's breakdown: per axis its score and the findings costing the most portfolio points; per
  * subject its own scores and the findings costing it the most.
  */
-export function breakdown(model: PortfolioModel, subjects: SubjectInfo[], findings: ScoredFinding[]): JsonObject {
+export const breakdown = (model: PortfolioModel, subjects: SubjectInfo[], findings: ScoredFinding[]): JsonObject => throughout(breakdownSteps(model, subjects, findings));
+
+/** `breakdown` in steps. */
+export function* breakdownSteps(model: PortfolioModel, subjects: SubjectInfo[], findings: ScoredFinding[]): Steps<JsonObject> {
+  const pace = new Pace();
   const totalWeight = totalWeightOf(model);
   const scores = portfolioScores(model);
   const byAxis: Record<string, ScoredFinding[]> = { pqc: [], vuln: [], agility: [] };
@@ -152,22 +263,24 @@ export function breakdown(model: PortfolioModel, subjects: SubjectInfo[], findin
     bySubject.set(f.subject, list);
   }
   const shownScores = scoreAnswer(scores);
-  const axes = Object.fromEntries(AXES.map((axis) => [axis, {
-    ...shownScores.axes[axis], weight: AXIS_WEIGHT[axis], findings: byAxis[axis]!.length,
-    costliest: costliest(model, byAxis[axis]!, 5, totalWeight, true),
-  }]));
-  const subjectRows = subjects.map((s) => {
+  const axes: Record<string, JsonObject> = {};
+  for (const axis of AXES) {
+    const costly = yield* costliest(model, byAxis[axis]!, 5, totalWeight, true, pace);
+    axes[axis] = { ...shownScores.axes[axis], weight: AXIS_WEIGHT[axis], findings: byAxis[axis]!.length, costliest: costly };
+  }
+  const subjectRows = [];
+  for (const s of subjects) {
     const entry = model.subjects[s.name]!;
     const own: PortfolioModel = { subjects: { [s.name]: [1, entry[1], entry[2], entry[3]] } };
     const answer = scoreAnswer(portfolioScores(own));
     const list = bySubject.get(s.name) ?? [];
-    return {
+    subjectRows.push({
       subject: s.name, criticality: s.criticality, weight: s.weight, score: answer.score, band: answer.band,
       axes: Object.fromEntries(AXES.map((axis) => [axis, answer.axes[axis].score])), findings: list.length,
-      costliest: costliest(own, list, 3, 1, false),
-    };
-  });
-  subjectRows.sort((a, b) => (a.score ?? 100) - (b.score ?? 100) || a.subject.localeCompare(b.subject));
+      costliest: yield* costliest(own, list, 3, 1, false, pace),
+    });
+  }
+  subjectRows.sort((a, b) => (a.score ?? 100) - (b.score ?? 100) || compareText(a.subject, b.subject));
   return { axes, subjects: subjectRows };
 }
 
@@ -192,19 +305,21 @@ const SUMMARY_LIMIT = 10;
 
 /** Orders rows best first: the portfolio gain, then the penalty removed, then the key (a stable order). */
 function byGain(a: { gain: Scores; removed: number; itemKey: string }, b: { gain: Scores; removed: number; itemKey: string }): number {
-  return b.gain.overall - a.gain.overall || b.removed - a.removed || a.itemKey.localeCompare(b.itemKey);
+  return b.gain.overall - a.gain.overall || b.removed - a.removed || compareText(a.itemKey, b.itemKey);
 }
+
+type RankOptions = { fixVersionOf: (itemKey: string, candidates: string[]) => string | null };
 
 /**
  * The ranked fix rows of a portfolio: one per package to upgrade or algorithm to migrate, ordered by the
  * portfolio score gain if that row alone were fixed. `fixVersionOf` picks the version fixing every
  * instance (ecosystem order); `dependencies` lists what each package bundles.
  */
-export function rankFixes(
-  model: PortfolioModel,
-  findings: ScoredFinding[],
-  options: { fixVersionOf: (itemKey: string, candidates: string[]) => string | null },
-): FixRow[] {
+export const rankFixes = (model: PortfolioModel, findings: ScoredFinding[], options: RankOptions): FixRow[] => throughout(rankFixesSteps(model, findings, options));
+
+/** `rankFixes` in steps: a pause between rows (a row is not split). */
+export function* rankFixesSteps(model: PortfolioModel, findings: ScoredFinding[], options: RankOptions): Steps<FixRow[]> {
+  const pace = new Pace();
   const groups = new Map<string, ScoredFinding[]>();
   for (const f of findings) {
     if (!f.itemKey) continue;
@@ -213,17 +328,22 @@ export function rankFixes(
     groups.set(f.itemKey, list);
   }
   const totalWeight = totalWeightOf(model);
-  const rows = [...groups].map(([itemKey, list]) => {
+  const ranked = [];
+  for (const [itemKey, list] of groups) {
     const effects = list.map(effectOf);
-    const gain = gainOf(model, effects, totalWeight);
+    const gain = gainOfFindings(model, list, totalWeight);
     const removed = effects.reduce((sum, e) => sum + e.p, 0);
-    return { itemKey, list, effects, gain, removed };
-  });
-  rows.sort(byGain);
-  return rows.map(({ itemKey, list, effects, gain }, index) => {
+    ranked.push({ itemKey, list, effects, gain, removed });
+    if (pace.due(list.length)) yield;
+  }
+  ranked.sort(byGain);
+  const rows: FixRow[] = [];
+  for (const [index, { itemKey, list, effects, gain }] of ranked.entries()) {
     const row = fixRow(model, itemKey, list, gain, totalWeight, options);
-    return { itemKey, gain, effects, row: { rank: index + 1, ...row }, summary: { rank: index + 1, ...summarised(row) } };
-  });
+    rows.push({ itemKey, gain, effects, row: { rank: index + 1, ...row }, summary: { rank: index + 1, ...summarised(row) } });
+    if (pace.due(ROW_WORK * list.length)) yield;
+  }
+  return rows;
 }
 
 /** The row's findings merged across subjects, most important (most points) first. */
@@ -235,17 +355,25 @@ function rowFindings(model: PortfolioModel, list: ScoredFinding[], totalWeight: 
     byKey.set(f.findingKey, same);
   }
   const merged = [...byKey].map(([key, same]) => {
-    const points = gainOf(model, same.map(effectOf), totalWeight).overall;
+    const points = rounded(gainOfFindings(model, same, totalWeight).overall);
     const d = same[0]!.detail;
+    const axis = same[0]!.axis;
+    const subjects = same.length === 1 ? 1 : new Set(same.map((f) => f.subject)).size;
     // No per-finding explanation here: a row can carry thousands of findings; each is explained in its subject's contents and reports.
-    const common = { finding_key: key, axis: same[0]!.axis, points: rounded(points), subjects: new Set(same.map((f) => f.subject)).size };
+    // Written out in full rather than spread from common fields: a row can merge thousands.
     if (d.kind === 'advisory') {
-      return { ...common, advisory_id: d.advisory_id, aliases: d.aliases, summary: d.summary, severity: d.severity, cvss: d.cvss, fixed_version: d.fixed_version };
+      return {
+        finding_key: key, axis, points, subjects,
+        advisory_id: d.advisory_id, aliases: d.aliases, summary: d.summary, severity: d.severity, cvss: d.cvss, fixed_version: d.fixed_version,
+      };
     }
-    if (d.kind === 'library') return { ...common, library: d.library, pqc_since: d.pqc_since, upgrade_to: d.upgrade_to, source: d.source };
-    return { ...common, name: d.name, asset_type: d.asset_type ?? null, primitive: d.primitive, section: d.section, deadline: d.deadline, replacement: d.replacement };
+    if (d.kind === 'library') return { finding_key: key, axis, points, subjects, library: d.library, pqc_since: d.pqc_since, upgrade_to: d.upgrade_to, source: d.source };
+    return {
+      finding_key: key, axis, points, subjects,
+      name: d.name, asset_type: d.asset_type ?? null, primitive: d.primitive, section: d.section, deadline: d.deadline, replacement: d.replacement,
+    };
   });
-  return merged.sort((a, b) => b.points - a.points || String(a.finding_key).localeCompare(String(b.finding_key)));
+  return merged.sort((a, b) => b.points - a.points || compareText(String(a.finding_key), String(b.finding_key)));
 }
 
 /** The libraries a package bundles, across its instances: one entry per package, with the versions seen. */
@@ -261,13 +389,10 @@ function bundledLibraries(itemKey: string, list: ScoredFinding[]): BundledLibrar
       byPackage.set(id, entry);
     }
   }
-  return [...byPackage.values()].sort((a, b) => (a.purl ?? a.name).localeCompare(b.purl ?? b.name));
+  return [...byPackage.values()].sort((a, b) => compareText(a.purl ?? a.name, b.purl ?? b.name));
 }
 
-function fixRow(
-  model: PortfolioModel, itemKey: string, list: ScoredFinding[], gain: Scores, totalWeight: number,
-  options: { fixVersionOf: (itemKey: string, candidates: string[]) => string | null },
-): JsonObject {
+function fixRow(model: PortfolioModel, itemKey: string, list: ScoredFinding[], gain: Scores, totalWeight: number, options: RankOptions): JsonObject {
   const kind = itemKey.startsWith('pkg:') ? 'package' : 'algorithm';
   const ordered = [...list].sort((a, b) => b.penalty - a.penalty);
   const items = new Map<string, JsonObject>();

@@ -60,7 +60,7 @@ function subjectStatements(params: BenchSeedParams, catalogue: Catalogue, index:
 }
 
 /** Writes the subjects from `from` on, `count` of them, in one call to the project object. */
-async function seedSlice(env: Env, projectId: string, params: BenchSeedParams, from: number, count: number): Promise<BenchSeedCounts> {
+export async function seedSlice(env: Env, projectId: string, params: BenchSeedParams, from: number, count: number): Promise<BenchSeedCounts> {
   const catalogue = catalogueOf(params);
   const targets = findingTargets(params);
   const totals: BenchSeedCounts = { subjects: 0, components: 0, cryptoAssets: 0, vulnFindings: 0, cryptoFindings: 0 };
