@@ -70,17 +70,20 @@ function removals(effects: Iterable<Effect>): Map<string, AxisScores> {
 export function gainOf(model: PortfolioModel, effects: Iterable<Effect>, totalWeight = totalWeightOf(model)): Scores {
   const gain = zeroes();
   if (totalWeight === 0) return { axes: gain, overall: 0 };
-  for (const [subject, removed] of removals(effects)) {
-    const entry = model.subjects[subject];
-    if (!entry) continue;
-    const [w] = entry;
-    for (const axis of AXES) {
-      if (removed[axis] === 0) continue;
-      const p = entry[AXIS_INDEX[axis]];
-      gain[axis] += (w * (scoreOf(p - removed[axis]) - scoreOf(p))) / totalWeight;
-    }
-  }
+  for (const [subject, removed] of removals(effects)) addGain(gain, model, subject, removed, totalWeight);
   return { axes: gain, overall: overallOf(gain) };
+}
+
+/** Adds to `gain` what removing `removed` penalty points from one subject's axes raises the portfolio by. */
+function addGain(gain: AxisScores, model: PortfolioModel, subject: string, removed: AxisScores, totalWeight: number): void {
+  const entry = model.subjects[subject];
+  if (!entry) return;
+  const [w] = entry;
+  for (const axis of AXES) {
+    if (removed[axis] === 0) continue;
+    const p = entry[AXIS_INDEX[axis]];
+    gain[axis] += (w * (scoreOf(p - removed[axis]) - scoreOf(p))) / totalWeight;
+  }
 }
 
 /**
@@ -108,16 +111,7 @@ function gainOfFindings(model: PortfolioModel, findings: ScoredFinding[], totalW
     if (alreadyTaken(entry, f)) continue;
     entry.removed[f.axis] += f.penalty;
   }
-  for (const [subject, { removed }] of bySubject) {
-    const entry = model.subjects[subject];
-    if (!entry) continue;
-    const [w] = entry;
-    for (const axis of AXES) {
-      if (removed[axis] === 0) continue;
-      const p = entry[AXIS_INDEX[axis]];
-      gain[axis] += (w * (scoreOf(p - removed[axis]) - scoreOf(p))) / totalWeight;
-    }
-  }
+  for (const [subject, { removed }] of bySubject) addGain(gain, model, subject, removed, totalWeight);
   return { axes: gain, overall: overallOf(gain) };
 }
 
