@@ -6,7 +6,7 @@
 import type { Env } from '../env';
 import { ApiError } from '../lib/errors';
 import { organizationRetentionDays } from './erasure';
-import type { ProjectState } from './project-object';
+import type { ProjectState } from './state';
 
 /**
  * 9 GB: Cloudflare's 10 GB per object less 1 GB for the work already under way when the limit is
