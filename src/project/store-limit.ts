@@ -4,6 +4,7 @@
 // error that names the limit and what frees space, and the surveys already under way finish in the
 // room left above it.
 import type { Env } from '../env';
+import { positiveIntegerSetting } from '../lib/settings';
 import { ApiError } from '../lib/errors';
 import { organizationRetentionDays } from './erasure';
 import type { ProjectState } from './state';
@@ -16,8 +17,7 @@ export const DEFAULT_PROJECT_STORE_MAX_BYTES = 9_000_000_000;
 
 /** `PROJECT_STORE_MAX_BYTES`, else the default. */
 export function projectStoreMaxBytes(env: Pick<Env, 'PROJECT_STORE_MAX_BYTES'>): number {
-  const configured = Number(env.PROJECT_STORE_MAX_BYTES);
-  return Number.isSafeInteger(configured) && configured > 0 ? configured : DEFAULT_PROJECT_STORE_MAX_BYTES;
+  return positiveIntegerSetting(env.PROJECT_STORE_MAX_BYTES, DEFAULT_PROJECT_STORE_MAX_BYTES);
 }
 
 const gigabytes = (bytes: number) => `${(bytes / 1e9).toFixed(bytes < 1e8 ? 4 : 2)} GB`;

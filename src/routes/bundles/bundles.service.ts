@@ -8,6 +8,7 @@ import { activityInsertWhen, type ActivityInput } from '../../control/activity';
 import type { ControlDb } from '../../control/db';
 import { activity } from '../../control/schema';
 import type { Env } from '../../env';
+import { positiveIntegerSetting } from '../../lib/settings';
 import { ApiError, forbidden, invalidRequest } from '../../lib/errors';
 import { PART_SIZE, PART_URL_SECONDS } from '../../project/uploads';
 
@@ -19,8 +20,7 @@ import { PART_SIZE, PART_URL_SECONDS } from '../../project/uploads';
 export const DEFAULT_MAX_BUNDLE_BYTES = 5 * 1024 ** 3;
 
 export function maxBundleBytes(env: Pick<Env, 'MAX_BUNDLE_BYTES'>): number {
-  const configured = Number(env.MAX_BUNDLE_BYTES);
-  return Number.isSafeInteger(configured) && configured > 0 ? configured : DEFAULT_MAX_BUNDLE_BYTES;
+  return positiveIntegerSetting(env.MAX_BUNDLE_BYTES, DEFAULT_MAX_BUNDLE_BYTES);
 }
 
 /** 400 at upload start for a bundle over the limit, naming it: nothing is stored or started. */
