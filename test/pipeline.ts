@@ -12,7 +12,7 @@ import type { Env } from '../src/env';
 import { newOrderedId, nowIso, sha256Hex } from '../src/lib/ids';
 import type { ContentItem } from '../src/project/analysis-store';
 import { projectStub } from '../src/project/client';
-import { bundles, contents, uploads } from '../src/project/schema';
+import { bundles, contents, stepLeases, uploads } from '../src/project/schema';
 import { eq } from 'drizzle-orm';
 import type { AnalysisMessage } from '../src/project/surveys';
 import { api, json } from './helpers';
@@ -139,6 +139,16 @@ export function sbom(subject: string | null, packages: [string, string][]): stri
 export async function storedRowCount(projectId: string, surveyId: string): Promise<number> {
   return runInDurableObject(projectStub(env, projectId), (_instance, state) =>
     drizzle(state.storage).select().from(contents).where(eq(contents.surveyId, surveyId)).all().length);
+}
+
+/**
+ * What the survey's attempt holding (or last holding) the ANALYZE lease stored, by kind: written in the
+ * same transaction as the rows, and kept when the attempt fails, whereas the rows themselves are
+ * queued for deletion at once and the alarm may already have taken them.
+ */
+export async function leaseCounts(projectId: string, surveyId: string): Promise<Record<string, number>> {
+  return runInDurableObject(projectStub(env, projectId), (_instance, state) =>
+    drizzle(state.storage).select().from(stepLeases).where(eq(stepLeases.surveyId, surveyId)).get()?.counts ?? {});
 }
 
 /** Runs the project object's alarm until it has nothing left to delete (slices of queued deletions). */
