@@ -11,6 +11,7 @@ import worker from '../src/index';
 import type { Env } from '../src/env';
 import { newOrderedId, nowIso, sha256Hex } from '../src/lib/ids';
 import type { ContentItem } from '../src/project/analysis-store';
+import { POSTURE } from '../src/project/jobs';
 import { projectStub } from '../src/project/client';
 import { bundles, contents, stepLeases, uploads } from '../src/project/schema';
 import { eq } from 'drizzle-orm';
@@ -142,6 +143,17 @@ export async function storedRowCount(projectId: string, surveyId: string): Promi
 }
 
 /**
+ * The real scoring queue's consumer may have finished a snapshot scoring (its work row is gone) while
+ * the posture report that scoring calls for is still being written, between awaits of the same call:
+ * waits for those reports (PENDING or RUNNING posture steps) to be written.
+ */
+async function postureReportsWritten(t: { projectId: string }): Promise<void> {
+  const writing = () => runInDurableObject(projectStub(env, t.projectId), (_i, state) =>
+    state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM jobs WHERE step_label = ? AND status IN ('PENDING', 'RUNNING')`, POSTURE).one().n);
+  await vi.waitFor(async () => expect(await writing()).toBe(0), { timeout: 20_000, interval: 50 });
+}
+
+/**
  * What the survey's attempt holding (or last holding) the ANALYZE lease stored, by kind: written in the
  * same transaction as the rows, and kept when the attempt fails, whereas the rows themselves are
  * queued for deletion at once and the alarm may already have taken them.
@@ -203,7 +215,7 @@ export async function settleScoring(t: { projectId: string }): Promise<void> {
   for (let round = 0; round < 10; round++) {
     const work = await runInDurableObject(projectStub(env, t.projectId), (_i, state) =>
       state.storage.sql.exec<{ portfolio_id: string; generation: number; cause: string }>('SELECT portfolio_id, generation, cause FROM scoring_work').toArray());
-    if (!work.length) return;
+    if (!work.length) return postureReportsWritten(t);
     for (const w of work) {
       const { id, result } = await deliver({ projectId: t.projectId, portfolioId: w.portfolio_id, generation: w.generation, cause: w.cause }, { queue: 'posture-scoring' });
       expect(result.explicitAcks).toEqual([id]);
