@@ -34,6 +34,11 @@ export interface Env {
    * src/project/store-limit.ts, default 9 GB of the 10 GB Cloudflare allows). Tests set a small one.
    */
   PROJECT_STORE_MAX_BYTES?: string;
+  /**
+   * `off`: every survey analyses its bundle in full. Otherwise (the default) a survey whose bundle has
+   * the same bytes as the subject's current analysis reuses it (src/project/analysis-reuse.ts).
+   */
+  INCREMENTAL_SURVEYS?: string;
   /** Where the daily refresh fetches OSV data: `{url}/{ecosystem}/all.zip`; unset, no refresh. */
   VULNDB_SOURCE_URL?: string;
   /** Comma-separated OSV ecosystems the refresh fetches (default in src/vulndb/refresh.ts). */

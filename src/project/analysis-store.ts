@@ -6,6 +6,7 @@
 import type { JsonObject } from '../lib/json';
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { refList } from '../analysis/components';
+import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
 import { CONTENT_KINDS, type AnalysisRow, type Component, type ContentKind, type CryptoAsset, type Dependency, type FindingKind, type FindingRow, type Observation, type StoredCounts } from '../analysis/types';
 
 // The row shapes are the analysis's own; storage keeps them.
@@ -27,7 +28,7 @@ import { contents, jobs, stepLeases, subjectContents, subjects, uploads } from '
  * found outside the type's own (a BOM in a runtime bundle) replace theirs too; other kinds are left as
  * they were.
  */
-const OWNED_KINDS: Record<string, ContentKind[]> = {
+export const OWNED_KINDS: Record<string, ContentKind[]> = {
   INVENTORY_SURVEY: ['component', 'crypto_asset', 'dependency', 'crypto_finding', 'vuln_finding'],
   RUNTIME_SURVEY: ['observation', 'runtime_finding'],
 };
@@ -113,12 +114,15 @@ function merged(kind: ContentKind, old: JsonObject, found: JsonObject): JsonObje
 }
 
 /** The survey's ANALYZE step while it still has to run, else null (finished, superseded or gone). */
-function runnableStep(state: ProjectState, surveyId: string): { survey: JobRow; step: JobRow } | null {
+export function runnableStep(state: ProjectState, surveyId: string): { survey: JobRow; step: JobRow } | null {
   const survey = findJob(state.db, surveyId);
   if (!survey || !isSurvey(survey) || isFinished(survey.status)) return null;
   const step = stepOf(state.db, surveyId, 'ANALYZE');
   return isFinished(step.status) ? null : { survey, step };
 }
+
+/** The versions an analysis records on its ANALYZE step: another survey reuses it only under the same ones. */
+export const analysisVersions = () => ({ analysis: ANALYSIS_VERSION, classification: CLASSIFICATION_VERSION });
 
 export interface AnalysisTarget {
   surveyId: string;
@@ -126,8 +130,24 @@ export interface AnalysisTarget {
   blobKey: string;
 }
 
+/**
+ * An earlier analysis a survey of the same bundle reuses (src/project/analysis-reuse.ts): the rows
+ * the subject's pointers hold, the survey it was found through, and when its advisories were last
+ * matched.
+ */
+export interface AnalysisReuse {
+  subject: string;
+  source: { survey_id: string; attempt: number };
+  /** The earlier survey of the same bundle (the one that analysed it, or one that reused it too). */
+  from: string;
+  /** Vulnerability data changed after this is matched again before the step completes. */
+  since: string;
+  /** That survey's ANALYZE step metadata about the bundle (format, counts, documents, skipped...). */
+  metadata: JsonObject;
+}
+
 export type AnalysisStart =
-  | { run: true; target: string | null; attempt: number }
+  | { run: true; target: string | null; attempt: number; reuse?: AnalysisReuse }
   | { run: false; reason: string };
 
 /**
@@ -258,7 +278,7 @@ export async function finishAnalysis(state: ProjectState, result: AnalysisResult
       message: `Analysed ${result.subject}: ${stored.components} components, ${stored.cryptoAssets} crypto assets, ${stored.observations} runtime observations; `
         + `${findings.cryptography} cryptography findings, ${findings.advisories} advisories.`
         + (superseded ? ` The subject's contents come from the newer survey ${superseded}, which finished first.` : ''),
-      metadata: { ...result.metadata, subject: result.subject, stored, findings, ...(superseded ? { supersededBy: superseded } : {}) },
+      metadata: { ...result.metadata, subject: result.subject, stored, findings, versions: analysisVersions(), ...(superseded ? { supersededBy: superseded } : {}) },
     });
     const labelled = changeJob(state.db, findJob(state.db, survey.id)!, { metadata: { subject: result.subject, ...(superseded ? {} : { analysis_source: source }) } });
     const skipped = superseded ? skipReports(state, survey.id, `The subject's contents come from the newer survey ${superseded}; its reports describe them.`) : [];

@@ -23,6 +23,7 @@ import { abortStartedUploads, CallBudget, deleteUnder, ERASE_SLICE_KEYS, eraseEx
 import * as uploads from './uploads';
 import * as bundleList from './bundle-list';
 import * as analysis from './analysis-store';
+import * as reuse from './analysis-reuse';
 import * as health from './health';
 import { resolveRef } from './health-resolve';
 import { expireLeases } from './leases';
@@ -394,7 +395,11 @@ export class ProjectObject extends DurableObject<Env> {
   // ---- analysis results ----
 
   async beginAnalysis(input: analysis.AnalysisTarget) {
-    return this.rpc((state) => analysis.beginAnalysis(state, input));
+    return this.rpc((state) => reuse.beginSurveyAnalysis(state, input));
+  }
+
+  async finishReusedAnalysis(input: { surveyId: string; attempt: number; reuse: analysis.AnalysisReuse }) {
+    return this.rpc((state) => reuse.finishReusedAnalysis(state, input));
   }
 
   async stageContents(input: analysis.StageInput) {

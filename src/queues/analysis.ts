@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { BundleError, readBundle, subjectOf, type BundleSummary } from '../analysis/bundle';
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
-import { serializedRow, type AnalysisStart, type FoundItem, type SerializedRow } from '../project/analysis-store';
+import { serializedRow, type AnalysisReuse, type AnalysisStart, type FoundItem, type SerializedRow } from '../project/analysis-store';
 import { withProjectWork } from '../project/client';
 import { componentFindings, deriveFindings } from './findings';
 import { MatchMemo } from '../analysis/findings';
@@ -18,6 +18,8 @@ import { RecordCache } from '../vulndb/lookup';
 import { buildReports } from './reports';
 import { AnalysisAbandoned, yieldToEventLoop } from '../lib/yielding';
 import { consumeEach } from './consume';
+import { rematchSubject } from './rematch';
+import type { ReuseFinish } from '../project/analysis-reuse';
 import type { AnalysisMessage } from '../project/surveys';
 
 export const ANALYSIS_QUEUE = 'posture-analysis';
@@ -109,12 +111,25 @@ export function stepMetadata(summary: BundleSummary, subjectSource: string): Jso
   };
 }
 
+/**
+ * The survey's bundle is the one an earlier analysis still current for the subject read
+ * (src/project/analysis-reuse.ts): its advisories are matched again for what the vulnerability data
+ * changed since, and the step completes on those rows. False when the attempt must read the bundle
+ * after all (a survey of another bundle finished in between).
+ */
+async function reusedAnalysis(env: Env, message: AnalysisMessage, attempt: number, reuse: AnalysisReuse): Promise<boolean> {
+  await rematchSubject(env, message, reuse);
+  const finish = await withProjectWork<ReuseFinish>(env, message.projectId, (stub) => stub.finishReusedAnalysis({ surveyId: message.surveyId, attempt, reuse }));
+  return finish.completed || finish.reusable;
+}
+
 /** Analyses one survey's bundle; returns normally when the message is done with (ack), throws when it should be retried. */
 export async function analyse(env: Env, message: AnalysisMessage): Promise<void> {
   const start = await withProjectWork<AnalysisStart>(env, message.projectId, (stub) =>
     stub.beginAnalysis({ surveyId: message.surveyId, bundleId: message.bundleId, blobKey: message.blobKey }));
   if (!start.run) return;
   const { attempt } = start;
+  if (start.reuse && await reusedAnalysis(env, message, attempt, start.reuse)) return;
 
   const object = await env.BUNDLES.get(message.blobKey);
   if (!object) {

@@ -17,6 +17,8 @@ import { MAX_ADVISORIES_PER_CALL, MAX_RANGES_PER_CALL } from '../project/rematch
 import { ALL_PURLS, rangesOf, vulnChangesSince, type PurlRange } from '../vulndb/changes';
 import { lookupRecords, RecordCache } from '../vulndb/lookup';
 import { yieldNow } from '../lib/yielding';
+import type { AnalysisMessage } from '../project/jobs';
+import { analysisPages } from './findings';
 
 /** Components per page: one vulnerability lookup and one replacement call each. */
 export const REMATCH_PAGE = 500;
@@ -64,10 +66,10 @@ class PackageSet {
 }
 
 /** Matches a page of current components again and replaces their findings; answers the subjects whose findings changed. */
-async function rematchPage(env: Env, projectId: string, rows: CurrentComponent[], wanted: ((pkg: PackageKey) => boolean) | null, known: RecordCache): Promise<{ components: number; changed: string[] }> {
+async function rematchPage(env: Env, projectId: string, rows: CurrentComponent[], wanted: ((pkg: PackageKey, key: string) => boolean) | null, known: RecordCache): Promise<{ components: number; changed: string[] }> {
   // The same component may come twice (two ranges, or a range and an advisory).
   const unique = new Map(rows.map((r) => [`${r.subject}\u0000${r.survey_id}\u0000${r.attempt}\u0000${r.key}`, r]));
-  const components = packagedComponents([...unique.values()]).filter((c) => !wanted || wanted(c.pkg));
+  const components = packagedComponents([...unique.values()]).filter((c) => !wanted || wanted(c.pkg, c.row.key));
   if (!components.length) return { components: 0, changed: [] };
   const records = await lookupRecords(env.DB, packagesOf(components), known);
   // Subjects share package versions: each is matched once for the page.
@@ -133,7 +135,7 @@ export async function rematchProject(env: Env, projectId: string): Promise<Remat
   const changes = await vulnChangesSince(env.DB, since);
   const known = new RecordCache();
   const summary = { components: 0, subjects: new Set<string>() };
-  const run = async (pages: AsyncGenerator<CurrentComponent[]>, wanted: ((pkg: PackageKey) => boolean) | null) => {
+  const run = async (pages: AsyncGenerator<CurrentComponent[]>, wanted: ((pkg: PackageKey, key: string) => boolean) | null) => {
     for await (const rows of pages) {
       const done = await rematchPage(env, projectId, rows, wanted, known);
       summary.components += done.components;
@@ -156,6 +158,51 @@ export async function rematchProject(env: Env, projectId: string): Promise<Remat
   const answer: RematchSummary = { since, matchedAt, mode, components: summary.components, subjects: summary.subjects.size };
   console.log(JSON.stringify({ level: 'info', message: 'vulnerability data re-matched', projectId, ...answer }));
   return answer;
+}
+
+/** A subject's current contents: its components (and their advisories) are the rows of one analysis attempt. */
+export interface SubjectSource {
+  subject: string;
+  source: { survey_id: string; attempt: number };
+  /** Vulnerability data changed after this time is matched again. */
+  since: string;
+}
+
+/**
+ * Brings the advisories of one subject's current contents up to today's vulnerability data, as the
+ * project's re-match would (a survey reusing an earlier analysis, src/project/analysis-reuse.ts):
+ * its components of the packages changed since `since`, and those holding an advisory whose record
+ * changed, are matched again and their findings replaced. Every component when more changed than the
+ * caps. Answers how many components were matched and whether the findings changed.
+ */
+export async function rematchSubject(env: Env, message: AnalysisMessage, target: SubjectSource): Promise<{ components: number; changed: boolean }> {
+  const changes = await vulnChangesSince(env.DB, target.since);
+  if (changes.complete && !changes.records.length) return { components: 0, changed: false };
+  const source = { surveyId: target.source.survey_id, attempt: target.source.attempt };
+  let wanted: ((pkg: PackageKey, key: string) => boolean) | null = null;
+  if (changes.complete) {
+    const packages = new PackageSet(changes.packages);
+    const records = new Set(changes.records);
+    // A finding's key is `{advisory}|{component key}`.
+    const holding = new Set<string>();
+    for await (const page of analysisPages(env, message, source, 'vuln_finding')) {
+      for (const row of page) {
+        const bar = row.key.indexOf('|');
+        if (records.has(row.key.slice(0, bar))) holding.add(row.key.slice(bar + 1));
+      }
+    }
+    wanted = (pkg, key) => packages.has(pkg) || holding.has(key);
+  }
+  const known = new RecordCache();
+  let components = 0;
+  let changed = false;
+  for await (const page of analysisPages(env, message, source, 'component')) {
+    const rows = page.map((r): CurrentComponent => ({ key: r.key, name: r.name, purl: r.purl, version: r.version, subject: target.subject, survey_id: source.surveyId, attempt: source.attempt }));
+    const done = await rematchPage(env, message.projectId, rows, wanted, known);
+    components += done.components;
+    changed ||= done.changed.length > 0;
+  }
+  return { components, changed };
 }
 
 /** The re-match messages of every active project (not deleted, in an organization not deleted), a page of projects at a time. */

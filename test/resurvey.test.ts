@@ -1,0 +1,240 @@
+// Re-surveys of an unchanged bundle reuse the subject's contents (issue 22; docs/decisions.md,
+// "Unchanged bundles reuse the subject's contents"): real surveys through the queue handler, the same
+// bundle surveyed again (the fast path: no content row written), and again with INCREMENTAL_SURVEYS=off
+// (a full analysis); the three reports of the two compared entry by entry, ids and times aside.
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OsvRecord } from '../src/analysis/vulns/osv-types';
+import { projectStub } from '../src/project/client';
+import { eraseExpiredSurveys } from '../src/project/erasure';
+import type { ProjectState } from '../src/project/state';
+import { importRecords } from '../src/vulndb/import';
+import { cbom } from './cbom-fixtures';
+import { dataTenant } from './data-plane';
+import { api, json } from './helpers';
+import { analysed, analyzeStep, contentsOf, drainPurges, getJob, letRendersFinish, letScoringFinish, P, sbom, storedRowCount, tarGz } from './pipeline';
+
+const advisories = Object.values(import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true })) as OsvRecord[];
+/** Held back until the vulnerability data changes between two surveys: it affects ws 7.4.0. */
+const WS = 'GHSA-3h5v-q93c-6h6q';
+
+type T = Awaited<ReturnType<typeof dataTenant>>;
+const DAY = 86_400_000;
+
+const PACKAGES: [string, string][] = [['lodash', '4.17.15'], ['ws', '7.4.0'], ['minimist', '1.2.5'], ['express', '4.17.0'], ['left-pad', '1.3.0']];
+/** An SBOM and a CBOM in one bundle: every report type has entries. */
+const bundleOf = (packages: [string, string][]) => tarGz({ 'app.cdx.json': sbom('shop', packages), 'crypto.cbom.json': cbom('cyclonedx-spec__valid-cryptography-full-1.6.json') });
+
+const inObject = <R>(t: T, body: (state: ProjectState) => R | Promise<R>) =>
+  runInDurableObject(projectStub(env, t.projectId), (instance) => body((instance as unknown as { state(): ProjectState }).state()));
+
+/** Sets INCREMENTAL_SURVEYS on the project object's own environment, where the analysis reads it. */
+const incremental = (t: T, value: 'off' | undefined) => inObject(t, (state) => { state.env.INCREMENTAL_SURVEYS = value; });
+
+/** A survey of `bundle` about `shop`, with the fast path as `mode` says; answers the survey's job. */
+async function survey(t: T, bundle: Uint8Array, mode: 'incremental' | 'full' = 'incremental') {
+  if (mode === 'full') await incremental(t, 'off');
+  try {
+    const done = await analysed(t, bundle, { target: 'shop' });
+    const job = await getJob(t, done.surveyId);
+    expect(job.status).toBe('COMPLETED');
+    return job;
+  } finally {
+    if (mode === 'full') await incremental(t, undefined);
+  }
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
+/** A report value with its ids and times replaced: what must be equal between two surveys of the same bundle. */
+const normalized = (value: unknown) => JSON.parse(JSON.stringify(value).replace(UUID, '<id>').replace(TIME, '<time>'));
+
+/** Every list section of a report, entry by entry, through the API. */
+async function entriesOf(t: T, reportId: string): Promise<Record<string, unknown[]>> {
+  const summary = await json(await api(`${P(t.projectId)}/v1/report/${reportId}/summary`, { token: t.token }));
+  const out: Record<string, unknown[]> = {};
+  for (const section of (summary.sections ?? summary.summary?.sections) as { name: string; kind: string }[]) {
+    if (section.kind !== 'list') continue;
+    const page = await json(await api(`${P(t.projectId)}/v1/report/${reportId}/section/${section.name}?limit=10000`, { token: t.token }));
+    out[section.name] = page.entries;
+  }
+  return out;
+}
+
+/** A survey's reports by type: the full document and every entry. */
+async function reportsOf(t: T, job: any) {
+  const out: Record<string, { full: unknown; entries: Record<string, unknown[]> }> = {};
+  for (const step of job.steps.filter((s: any) => s.step_type === 'REPORT')) {
+    expect(step.status).toBe('COMPLETED');
+    const full = await json(await api(`${P(t.projectId)}/v1/report/${step.id}`, { token: t.token }));
+    out[step.step_label] = { full, entries: await entriesOf(t, step.id) };
+  }
+  return out;
+}
+
+/** Compares two surveys' reports entry by entry, ids and times aside. */
+async function expectSameReports(t: T, a: any, b: any) {
+  const [left, right] = [await reportsOf(t, a), await reportsOf(t, b)];
+  expect(Object.keys(left).sort()).toEqual(['cbom', 'composition', 'pqc-inventory']);
+  expect(Object.keys(right).sort()).toEqual(Object.keys(left).sort());
+  for (const type of Object.keys(left)) {
+    const [l, r] = [left[type]!, right[type]!];
+    expect(Object.values(l.entries).flat().length, `${type} has entries`).toBeGreaterThan(0);
+    for (const section of Object.keys(l.entries)) {
+      expect(normalized(r.entries[section]), `${type} ${section}`).toEqual(normalized(l.entries[section]));
+    }
+    expect(normalized(r.full), `${type} full document`).toEqual(normalized(l.full));
+  }
+  return { left, right };
+}
+
+const allRows = (t: T) => inObject(t, (state) => Number(state.sql.exec('SELECT count(*) AS n FROM contents').one().n));
+/** The ANALYZE step's metadata about the bundle, without what belongs to one run. */
+const bundleMetadata = (job: any) => {
+  const { bundleId: _b, attempt: _a, reused_from: _r, ...rest } = analyzeStep(job).metadata;
+  return rest;
+};
+const advisoryIds = (items: any[]) => items.map((i) => i.data.advisory_id as string).sort();
+
+let tenants: T[] = [];
+
+beforeAll(async () => {
+  await importRecords(env.DB, advisories.filter((r) => r.id !== WS), 'fixtures');
+});
+
+afterAll(async () => {
+  await letRendersFinish(tenants);
+  await letScoringFinish(tenants);
+});
+
+describe('an unchanged bundle reuses the subject\'s contents', () => {
+  let t: T;
+  let first: any;
+  let reused: any;
+  let full: any;
+
+  beforeAll(async () => {
+    t = await dataTenant('resurvey');
+    tenants.push(t);
+    const bundle = await bundleOf(PACKAGES);
+    first = await survey(t, bundle);
+    await drainPurges(t.projectId);
+    reused = await survey(t, bundle);
+    await drainPurges(t.projectId);
+    full = await survey(t, bundle, 'full');
+    await drainPurges(t.projectId);
+  }, 120_000);
+
+  it('the first survey analyses the bundle; the same bundle again writes no content row and says whose analysis it reused', async () => {
+    expect(analyzeStep(first).metadata.reused_from).toBeUndefined();
+    expect(analyzeStep(first).metadata.versions).toEqual({ analysis: expect.any(String), classification: expect.any(String) });
+    const step = analyzeStep(reused);
+    expect(step.status).toBe('COMPLETED');
+    expect(step.metadata.reused_from).toBe(first.id);
+    expect(step.message).toContain(`survey ${first.id}`);
+    // Counts, formats, documents, skipped...: what the bundle holds, as the first analysis found it.
+    expect(bundleMetadata(reused)).toEqual(bundleMetadata(first));
+    expect(reused.metadata.subject).toBe('shop');
+  });
+
+  it('far fewer content rows: none for the reused survey, a full set for the survey with INCREMENTAL_SURVEYS=off', async () => {
+    expect(analyzeStep(full).metadata.reused_from).toBeUndefined();
+    expect(await storedRowCount(t.projectId, reused.id)).toBe(0);
+    const fullRows = await storedRowCount(t.projectId, full.id);
+    expect(fullRows).toBeGreaterThan(PACKAGES.length);
+    // The full survey's rows are the subject's contents now; the first survey's went (nothing else is left).
+    expect(await storedRowCount(t.projectId, first.id)).toBe(0);
+    expect(await allRows(t)).toBe(fullRows);
+    expect(bundleMetadata(full)).toEqual(bundleMetadata(reused));
+  });
+
+  it('the three reports of the reused survey equal those of the full analysis, entry by entry', async () => {
+    await expectSameReports(t, reused, full);
+  });
+
+  it('a bundle with one component changed is analysed in full, and its reports differ accordingly', async () => {
+    const changed = await survey(t, await bundleOf(PACKAGES.map(([name, version]) => (name === 'lodash' ? [name, '4.17.21'] : [name, version]))));
+    expect(analyzeStep(changed).metadata.reused_from).toBeUndefined();
+    expect(await storedRowCount(t.projectId, changed.id)).toBeGreaterThan(PACKAGES.length);
+    const [before, after] = [await reportsOf(t, full), await reportsOf(t, changed)];
+    // The composition lists the new version, and lodash 4.17.15's advisories are gone.
+    const entries = (r: typeof before) => Object.values(r.composition!.entries).flat() as any[];
+    const lodash = (r: typeof before) => entries(r).filter((e) => JSON.stringify(e).includes('pkg:npm/lodash@'));
+    expect(JSON.stringify(lodash(before))).toContain('4.17.15');
+    expect(JSON.stringify(lodash(after))).not.toContain('4.17.15');
+    expect(normalized(after.composition!.entries)).not.toEqual(normalized(before.composition!.entries));
+    // The crypto assets did not change: neither did the cbom report.
+    expect(normalized(after.cbom!.entries)).toEqual(normalized(before.cbom!.entries));
+  });
+});
+
+describe('vulnerability data that changed since the reused analysis is applied', () => {
+  it('a new advisory for a component of the bundle is in the reused survey\'s findings and reports, as in a full analysis', async () => {
+    const t = await dataTenant('resurvey-vulns');
+    tenants.push(t);
+    const bundle = await bundleOf(PACKAGES);
+    const first = await survey(t, bundle);
+    expect(advisoryIds((await contentsOf(t.projectId, 'shop', 'vuln_finding')).items)).not.toContain(WS);
+    const before = analyzeStep(first).metadata.findings.advisories as number;
+
+    expect(await importRecords(env.DB, advisories.filter((r) => r.id === WS), 'resurvey-test')).toMatchObject({ inserted: 1 });
+    const reused = await survey(t, bundle);
+    expect(analyzeStep(reused).metadata.reused_from).toBe(first.id);
+    expect(await storedRowCount(t.projectId, reused.id)).toBe(0);
+    const findings = advisoryIds((await contentsOf(t.projectId, 'shop', 'vuln_finding')).items);
+    expect(findings).toContain(WS);
+    expect(analyzeStep(reused).metadata.findings.advisories).toBe(before + 1);
+
+    const full = await survey(t, bundle, 'full');
+    expect(advisoryIds((await contentsOf(t.projectId, 'shop', 'vuln_finding')).items)).toEqual(findings);
+    expect(analyzeStep(full).metadata.findings).toEqual(analyzeStep(reused).metadata.findings);
+    const { left } = await expectSameReports(t, reused, full);
+    expect(JSON.stringify(left.composition!.entries)).toContain(WS);
+  });
+});
+
+describe('what the reused contents outlive', () => {
+  it('deleting the survey that analysed the bundle, and erasing it after its retention, leaves the subject\'s contents whole', async () => {
+    const t = await dataTenant('resurvey-erase');
+    tenants.push(t);
+    const bundle = await bundleOf(PACKAGES);
+    const first = await survey(t, bundle);
+    const reused = await survey(t, bundle);
+    expect(analyzeStep(reused).metadata.reused_from).toBe(first.id);
+    const held = await contentsOf(t.projectId, 'shop');
+    const advisoriesHeld = (await contentsOf(t.projectId, 'shop', 'vuln_finding')).total;
+    const rows = await allRows(t);
+    expect(rows).toBeGreaterThan(0);
+
+    expect((await api(`${P(t.projectId)}/v1/survey/${first.id}`, { method: 'DELETE', token: t.token })).status).toBe(200);
+    await letRendersFinish([t]);
+    const deletedAt = Date.parse((await getJob(t, first.id)).deleted_at);
+    expect(await inObject(t, (state) => eraseExpiredSurveys(state, deletedAt + 400 * DAY))).toBeNull();
+    expect((await getJob(t, first.id)).metadata).toMatchObject({ filesErased: true });
+    await drainPurges(t.projectId);
+
+    expect(await allRows(t)).toBe(rows);
+    expect(await contentsOf(t.projectId, 'shop')).toEqual(held);
+    expect((await contentsOf(t.projectId, 'shop', 'vuln_finding')).total).toBe(advisoriesHeld);
+    // The reused survey's reports still read, and a third survey of the bundle still reuses the rows.
+    const reports = reused.steps.filter((s: any) => s.step_type === 'REPORT');
+    for (const report of reports) expect((await api(`${P(t.projectId)}/v1/report/${report.id}`, { token: t.token })).status).toBe(200);
+    const third = await survey(t, bundle);
+    expect(analyzeStep(third).metadata.reused_from).toBe(reused.id);
+    expect(await storedRowCount(t.projectId, third.id)).toBe(0);
+    await drainPurges(t.projectId);
+    expect(await allRows(t)).toBe(rows);
+  });
+
+  it('a survey of another bundle in between takes the subject\'s contents: the old bundle again is analysed in full', async () => {
+    const t = await dataTenant('resurvey-between');
+    tenants.push(t);
+    const bundle = await bundleOf(PACKAGES);
+    await survey(t, bundle);
+    await survey(t, await bundleOf(PACKAGES.slice(1)));
+    const again = await survey(t, bundle);
+    expect(analyzeStep(again).metadata.reused_from).toBeUndefined();
+    expect(await storedRowCount(t.projectId, again.id)).toBeGreaterThan(0);
+  });
+});
