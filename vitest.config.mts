@@ -3,6 +3,19 @@ import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The real queues deliver on their own (scoring, renders), and the pool imports the Worker's module for
+ * each delivery, asking the Vitest process to resolve it. A delivery that starts as a file's
+ * environment is torn down finds that channel closing: the pool's teardown, not a test's failure, and
+ * every test of the file has passed by then (docs/decisions.md, "The test suite's start-up"). Only
+ * that error is ignored (and printed); every other unhandled error still fails the run.
+ */
+function harnessTeardownRace(error: { name?: string; message?: string }): boolean {
+  const race = error.name === 'EnvironmentTeardownError' && /^\[vitest-worker\]: Closing rpc while "resolve" was pending$/.test(error.message ?? '');
+  if (race) console.warn(`vitest.config.mts: ignored the pool's teardown race (${error.message})`);
+  return !race;
+}
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
   return {
@@ -32,6 +45,7 @@ export default defineConfig(async () => {
       hookTimeout: 60_000,
       // Vitest's default leaves a core to itself: on a 2-core machine that is one worker, every file in turn.
       maxWorkers: Math.max(2, availableParallelism() - 1),
+      onUnhandledError: harnessTeardownRace,
     },
   };
 });
