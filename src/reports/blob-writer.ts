@@ -1,5 +1,5 @@
-// Writes a large JSON document to R2 as it is produced, in bounded memory: text is buffered up to one
-// part and sent as an R2 multipart part (every part but the last the same size, as R2 requires); a
+// Writes a large document (a report's JSON, a rendering) to R2 as it is produced, in bounded memory:
+// text (or bytes) is buffered up to one part and sent as an R2 multipart part (every part but the last the same size, as R2 requires); a
 // document smaller than one part is a single put.
 
 /** 8 MiB: above R2's 5 MiB minimum part size, far below a Worker's memory. */
@@ -28,10 +28,20 @@ export class BlobWriter {
     private readonly partBytes = REPORT_PART_BYTES,
   ) {}
 
-  async write(text: string): Promise<void> {
+  async write(text: string | Uint8Array): Promise<void> {
+    if (typeof text !== 'string') return this.writeBytes(text);
     this.pending.push(text);
     this.pendingChars += text.length;
     if (this.pendingChars >= ENCODE_CHARS) await this.encodePending();
+  }
+
+  /** Bytes after what was written; the array is kept until sent, so the caller must not reuse it. */
+  private async writeBytes(bytes: Uint8Array): Promise<void> {
+    await this.encodePending();
+    this.chunks.push(bytes);
+    this.buffered += bytes.byteLength;
+    this.size += bytes.byteLength;
+    while (this.buffered >= this.partBytes) await this.sendPart(this.take(this.partBytes));
   }
 
   private async encodePending(): Promise<void> {
