@@ -1,7 +1,8 @@
 // The XLSX rendering of a report: a Summary sheet, then one sheet per list section holding every
 // entry with real numbers and dates under a frozen, filterable header. exceljs writes the workbook
-// with the sections' header rows; their entries are streamed in after it (xlsx-rows.ts). Every
-// string is a string cell, so `=HYPERLINK(...)` and friends stay text: no formula is ever written.
+// with the sections' header rows; their entries are streamed in after it (xlsx-rows.ts), and the render
+// queue writes the package to R2 as it is compressed (streamXlsx). Every string is a string cell, so
+// `=HYPERLINK(...)` and friends stay text: no formula is ever written.
 import ExcelJS from 'exceljs';
 import { hexColor, isWholeDay, numericValue, parseIsoDate, textColorOn } from './cells';
 import type { Cell, Column, RenderModel, SectionModel } from './model';
