@@ -39,6 +39,10 @@ export interface Env {
    * the same bytes as the subject's current analysis reuses it (src/project/analysis-reuse.ts).
    */
   INCREMENTAL_SURVEYS?: string;
+  /** Reports with more entries are rendered as they are read, never held whole (src/queues/render.ts, default 20,000). Tests set a small one. */
+  RENDER_HELD_ENTRIES?: string;
+  /** The rows an XLSX sheet may have (default Excel's 1,048,576). Tests set a small one. */
+  XLSX_SHEET_ROWS?: string;
   /** Where the daily refresh fetches OSV data: `{url}/{ecosystem}/all.zip`; unset, no refresh. */
   VULNDB_SOURCE_URL?: string;
   /** Comma-separated OSV ecosystems the refresh fetches (default in src/vulndb/refresh.ts). */

@@ -34,4 +34,25 @@ describe('BlobWriter', () => {
     expect(text.length).toBe(expected.length);
     expect(text === expected).toBe(true);
   });
+
+  it('bytes (a streamed XLSX) and text in turn, past one part: joined back in the order written', async () => {
+    const key = `test/blob-writer/${crypto.randomUUID()}`;
+    const writer = new BlobWriter(env.BUNDLES, key, 'application/octet-stream', PART);
+    const pieces: Uint8Array[] = [];
+    // 48 pieces of 256 KiB of bytes, each followed by a little text: 12 MB, three parts.
+    for (let i = 0; i < 48; i++) {
+      const bytes = new Uint8Array(256 * 1024).fill(i);
+      await writer.write(bytes);
+      await writer.write(`piece ${i} ✓`);
+      pieces.push(bytes, new TextEncoder().encode(`piece ${i} ✓`));
+    }
+    const expected = new Uint8Array(pieces.reduce((n, piece) => n + piece.byteLength, 0));
+    pieces.reduce((offset, piece) => (expected.set(piece, offset), offset + piece.byteLength), 0);
+    await writer.close();
+    const written = new Uint8Array(await (await env.BUNDLES.get(key))!.arrayBuffer());
+    expect(writer.size).toBe(expected.length);
+    expect(writer.size).toBeGreaterThan(2 * PART);
+    expect(written.byteLength).toBe(expected.length);
+    expect(written.every((byte, index) => byte === expected[index])).toBe(true);
+  });
 });

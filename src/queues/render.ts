@@ -3,14 +3,18 @@
 // (src/render/report-model.ts), loads that format's renderer only now (pdf-lib, exceljs and pptxgenjs
 // stay out of the request path), writes the document to R2 and records it with its provenance. A
 // failure is retried with a growing delay; after the last retry the dead-letter consumer fails the job.
+// A report of more than RENDER_HELD_ENTRIES entries is never held whole: the CSV and XLSX read its
+// entries page by page as they write them to R2 in parts, and the PDF, PPTX and HTML get a digest (each
+// group's first entries and the counts), which they say is one (docs/decisions.md, issue 22).
 import { z } from 'zod';
 import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
 import { withProjectWork } from '../project/client';
 import { documentBlobKey, type RenderStart } from '../project/documents';
+import { positiveIntegerSetting } from '../lib/settings';
 import { DOCUMENT_FORMATS, type DocumentFormat, type RenderModel } from '../render/model';
-import { reportModel } from '../render/report-model';
+import { reportModel, sectionDigest, streamedSection, type LaidOutSection, type StoredReport } from '../render/report-model';
 import { TEMPLATES } from '../render/templates';
 import { BlobWriter } from '../reports/blob-writer';
 import { consumeEach } from './consume';
@@ -27,37 +31,94 @@ export const RenderMessageSchema = z.object({
 });
 type RenderMessage = z.infer<typeof RenderMessageSchema>;
 
-/** A renderer answers the whole file, or text chunks written to R2 as they come. */
-type Rendered = Uint8Array | Iterable<string>;
+/** A renderer answers the whole file, or chunks (text or bytes) written to R2 as they come. */
+type Rendered = Uint8Array | Iterable<string> | AsyncIterable<string | Uint8Array>;
 
-/** Each format's renderer, imported on first use. */
-const RENDERERS: Record<DocumentFormat, () => Promise<(model: RenderModel) => Rendered | Promise<Rendered>>> = {
-  pdf: async () => (await import('../render/pdf')).renderPdf,
-  xlsx: async () => (await import('../render/xlsx')).renderXlsx,
+interface RenderSettings {
+  /** The rows an XLSX sheet may have, its header included (unset: Excel's limit). */
+  sheetRows?: number;
+}
+
+/** Each format's renderer, imported on first use; CSV and XLSX read a large section's rows as they write them. */
+const RENDERERS: Record<DocumentFormat, () => Promise<(model: RenderModel, settings: RenderSettings) => Rendered | Promise<Rendered>>> = {
+  pdf: async () => {
+    const { renderPdf } = await import('../render/pdf');
+    return (model) => renderPdf(model);
+  },
+  xlsx: async () => {
+    const { streamXlsx } = await import('../render/xlsx');
+    return (model, settings) => streamXlsx(model, { sheetRows: settings.sheetRows });
+  },
   pptx: async () => (await import('../render/pptx')).renderPptx,
   html: async () => (await import('../render/html')).renderHtml,
-  csv: async () => (await import('../render/csv')).renderCsv,
+  csv: async () => (await import('../render/csv')).streamCsv,
 };
+
+/** Reports with more entries than this (all list sections together) are rendered as they are read. */
+export const DEFAULT_RENDER_HELD_ENTRIES = 20_000;
+/** The formats that show a sample of a large section (each group's first entries) and point to the others for the rest. */
+const SAMPLING: ReadonlySet<DocumentFormat> = new Set(['pdf', 'pptx', 'html']);
+
+function settingsOf(env: Env): RenderSettings & { heldEntries: number } {
+  return {
+    heldEntries: positiveIntegerSetting(env.RENDER_HELD_ENTRIES, DEFAULT_RENDER_HELD_ENTRIES),
+    // A sheet has room for its header, an entry and the row saying what was left out.
+    sheetRows: env.XLSX_SHEET_ROWS ? Math.max(3, positiveIntegerSetting(env.XLSX_SHEET_ROWS, 3)) : undefined,
+  };
+}
 
 /** Renders a model in a format and counts the document's bytes, storing nothing (the local render route). */
 export async function renderedBytes(format: DocumentFormat, model: RenderModel): Promise<number> {
-  const rendered = await (await RENDERERS[format]())(model);
+  const rendered = await (await RENDERERS[format]())(model, {});
   if (rendered instanceof Uint8Array) return rendered.byteLength;
   const encoder = new TextEncoder();
   let bytes = 0;
-  for (const chunk of rendered) bytes += encoder.encode(chunk).byteLength;
+  for await (const chunk of rendered) bytes += typeof chunk === 'string' ? encoder.encode(chunk).byteLength : chunk.byteLength;
   return bytes;
 }
 
-/** Every entry of every list section of the report, from the project object's index. */
-async function entriesOf(env: Env, projectId: string, reportId: string, sections: string[]): Promise<Map<string, JsonObject[]>> {
-  const entries = new Map<string, JsonObject[]>();
-  for (const section of sections) {
-    const list: JsonObject[] = [];
-    for await (const entry of sectionEntries(env, projectId, reportId, section)) list.push(entry);
-    entries.set(section, list);
+/**
+ * Each list section's entries as the format needs them. A report of at most `heldEntries` entries: every
+ * entry, held (laid out grouped, the most important first). A larger one, a section at a time as it is
+ * read: for CSV and XLSX its rows read again page by page as they are written (in stored order); for
+ * the PDF, PPTX and HTML its digest.
+ */
+async function sectionsOf(env: Env, projectId: string, report: StoredReport, format: DocumentFormat, heldEntries: number): Promise<Map<string, JsonObject[] | LaidOutSection>> {
+  const listed = ((report.summary.sections ?? []) as JsonObject[]).filter((s) => s.kind === 'list').map((s) => ({ name: String(s.name), total: Number(s.total ?? 0) }));
+  const held = listed.reduce((sum, s) => sum + s.total, 0) <= heldEntries;
+  const sections = new Map<string, JsonObject[] | LaidOutSection>();
+  for (const { name, total } of listed) {
+    const read = () => sectionEntries(env, projectId, report.id, name);
+    if (held) {
+      const list: JsonObject[] = [];
+      for await (const entry of read()) list.push(entry);
+      sections.set(name, list);
+    } else if (SAMPLING.has(format)) sections.set(name, await sectionDigest(report.type, name, read()));
+    else sections.set(name, streamedSection(report.type, name, total, read));
   }
-  return entries;
+  return sections;
+}
+
+export interface StoredRender {
+  projectId: string;
+  report: StoredReport;
+  survey: RenderModel['survey'];
+  format: DocumentFormat;
+  /** Where in R2 the document goes. */
+  key: string;
+}
+
+/** Lays out a stored report for a format, renders it and writes it to R2; answers the document's size in bytes. */
+export async function renderStoredReport(env: Env, input: StoredRender): Promise<number> {
+  const settings = settingsOf(env);
+  const model = reportModel({
+    report: input.report,
+    project: { id: input.projectId, name: await projectName(env, input.projectId) },
+    survey: input.survey,
+    entries: await sectionsOf(env, input.projectId, input.report, input.format, settings.heldEntries),
+  });
+  const render = await RENDERERS[input.format]();
+  return store(env, input.key, TEMPLATES[input.format].contentType, await render(model, settings));
 }
 
 async function projectName(env: Env, projectId: string): Promise<string> {
@@ -73,7 +134,7 @@ async function store(env: Env, key: string, contentType: string, rendered: Rende
   }
   const writer = new BlobWriter(env.BUNDLES, key, contentType);
   try {
-    for (const chunk of rendered) await writer.write(chunk);
+    for await (const chunk of rendered) await writer.write(chunk);
     await writer.close();
   } catch (error) {
     await writer.abort();
@@ -88,17 +149,12 @@ export async function renderDocument(env: Env, message: RenderMessage): Promise<
   if (!start.run || !start.report || !start.survey) return;
   const started = Date.now();
   const report = start.report;
-  const sections = ((report.summary.sections ?? []) as JsonObject[]).filter((s) => s.kind === 'list').map((s) => String(s.name));
-  const model = reportModel({
+  const key = documentBlobKey(message.projectId, report.id, message.jobId, message.format);
+  const bytes = await renderStoredReport(env, {
+    projectId: message.projectId, format: message.format, key, survey: start.survey,
     report: { id: report.id, type: report.type, subject: report.subject, producedAt: report.producedAt, summary: report.summary },
-    project: { id: message.projectId, name: await projectName(env, message.projectId) },
-    survey: start.survey,
-    entries: await entriesOf(env, message.projectId, report.id, sections),
   });
   const template = TEMPLATES[message.format];
-  const render = await RENDERERS[message.format]();
-  const key = documentBlobKey(message.projectId, report.id, message.jobId, message.format);
-  const bytes = await store(env, key, template.contentType, await render(model));
   const durationMs = Date.now() - started;
   const provenance = report.provenance as JsonObject;
   await withProjectWork(env, message.projectId, (stub) => stub.finishRender({

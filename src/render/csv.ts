@@ -1,6 +1,6 @@
 // The CSV document of a report: every entry of every section in one RFC 4180 table (CRLF line ends,
 // a header row, fields quoted only when they must be), safe to open in a spreadsheet.
-import type { Cell, Column, RenderModel } from './model';
+import type { Cell, Column, RenderModel, SectionModel } from './model';
 
 export { CSV_TEMPLATE } from './templates';
 
@@ -34,21 +34,56 @@ function unionColumns(model: RenderModel): Column[] {
   return [...byKey.values()];
 }
 
+/** The header line: the BOM, `section`, then every section's columns. */
+function headerLine(columns: Column[]): string {
+  return BOM + ['section', ...columns.map((column) => column.header)].map(csvField).join(',') + CRLF;
+}
+
+/** A row of the section as its line: a row fills only its own section's columns, other sections' stay empty. */
+function lineWriter(columns: Column[], section: SectionModel): (row: Record<string, Cell>) => string {
+  const own = new Set(section.columns.map((column) => column.key));
+  const keys = columns.map((column) => (own.has(column.key) ? column.key : null));
+  const sectionField = csvField(section.name);
+  return (row) => {
+    let line = sectionField;
+    for (const key of keys) line += `,${key === null ? '' : csvField(row[key] ?? null)}`;
+    return line + CRLF;
+  };
+}
+
 /** The document as chunks of text, in order: the BOM and header, then `ROWS_PER_CHUNK` rows at a time. */
 export function* renderCsv(model: RenderModel): Generator<string> {
   const columns = unionColumns(model);
-  yield BOM + ['section', ...columns.map((column) => column.header)].map(csvField).join(',') + CRLF;
+  yield headerLine(columns);
   let chunk = '';
   let rowsInChunk = 0;
   for (const section of model.sections) {
-    // A row fills only its own section's columns: other sections' columns stay empty.
-    const own = new Set(section.columns.map((column) => column.key));
-    const keys = columns.map((column) => (own.has(column.key) ? column.key : null));
-    const sectionField = csvField(section.name);
+    const lineOf = lineWriter(columns, section);
     for (const row of section.rows) {
-      let line = sectionField;
-      for (const key of keys) line += `,${key === null ? '' : csvField(row[key] ?? null)}`;
-      chunk += line + CRLF;
+      chunk += lineOf(row);
+      if (++rowsInChunk === ROWS_PER_CHUNK) {
+        yield chunk;
+        chunk = '';
+        rowsInChunk = 0;
+      }
+    }
+  }
+  if (chunk !== '') yield chunk;
+}
+
+/**
+ * renderCsv for the render queue: a section whose rows are not all held (`everyRow`) is read page by
+ * page as it is written, so the document is never whole in memory.
+ */
+export async function* streamCsv(model: RenderModel): AsyncGenerator<string> {
+  const columns = unionColumns(model);
+  yield headerLine(columns);
+  let chunk = '';
+  let rowsInChunk = 0;
+  for (const section of model.sections) {
+    const lineOf = lineWriter(columns, section);
+    for await (const row of section.everyRow?.() ?? section.rows) {
+      chunk += lineOf(row);
       if (++rowsInChunk === ROWS_PER_CHUNK) {
         yield chunk;
         chunk = '';

@@ -50,22 +50,58 @@ interface Forming {
   occurrences: number;
 }
 
-/** The entries in groups of equal `keyOf`, in first-seen order; `start` makes a group of its first entry, `join` hears every entry. */
-function collect<T>(items: T[], keyOf: (item: T) => string, start: (item: T) => Omit<Forming, 'occurrences'>, rowOf: (item: T) => Record<string, Cell>, join?: (forming: Forming, item: T) => void): Forming[] {
-  const groups = new Map<string, Forming>();
-  for (const item of items) {
-    const key = keyOf(item);
-    let forming = groups.get(key);
+/** A section's entries put in groups as they come; `groups()` answers them in order once all came. */
+export interface Grouper {
+  add(entry: JsonObject): void;
+  groups(): GroupModel[];
+}
+
+type RowOrder = (a: Record<string, Cell>, b: Record<string, Cell>) => number;
+
+/**
+ * Items in groups of equal `keyOf`, in first-seen order; `start` makes a group of its first item, `join`
+ * hears every item. Each group keeps its first `keep` rows in `order` (all when Infinity): a section too
+ * large to hold keeps a digest, sorted and cut whenever twice as many came (a stable sort, so the rows
+ * kept are exactly the first of the full sort).
+ */
+class Collector<T> {
+  private readonly forming = new Map<string, Forming>();
+
+  constructor(
+    private readonly keyOf: (item: T) => string,
+    private readonly start: (item: T) => Omit<Forming, 'occurrences'>,
+    private readonly rowOf: (item: T) => Record<string, Cell>,
+    private readonly order: RowOrder,
+    private readonly keep: number,
+    private readonly join?: (forming: Forming, item: T) => void,
+  ) {}
+
+  add(item: T): void {
+    const key = this.keyOf(item);
+    let forming = this.forming.get(key);
     if (!forming) {
-      forming = { ...start(item), occurrences: 0 };
-      groups.set(key, forming);
+      forming = { ...this.start(item), occurrences: 0 };
+      this.forming.set(key, forming);
     }
-    const row = rowOf(item);
-    forming.group.rows.push(row);
+    const row = this.rowOf(item);
+    const rows = forming.group.rows;
+    rows.push(row);
+    forming.group.total++;
     forming.occurrences += typeof row.occurrences === 'number' ? row.occurrences : 1;
-    join?.(forming, item);
+    this.join?.(forming, item);
+    if (rows.length >= 2 * this.keep) this.cut(rows);
   }
-  return [...groups.values()];
+
+  /** Every group, its rows in order. */
+  finish(): Forming[] {
+    for (const { group } of this.forming.values()) this.cut(group.rows);
+    return [...this.forming.values()];
+  }
+
+  private cut(rows: Record<string, Cell>[]): void {
+    rows.sort(this.order);
+    if (rows.length > this.keep) rows.length = this.keep;
+  }
 }
 
 const byNumber = (key: string) => (a: Record<string, Cell>, b: Record<string, Cell>) => Number(b[key] ?? -1) - Number(a[key] ?? -1);
@@ -75,11 +111,10 @@ const byText = (key: string) => (a: Record<string, Cell>, b: Record<string, Cell
  * A pqc-inventory section's entries grouped by verdict: the deciding algorithm, the section, the
  * deadline, the explanation and the replacement. The most urgent groups first (a past deadline before a
  * later one; in `red` a missing date means disallowed already), then the largest; in each group the
- * entries seen most often first.
+ * entries seen most often first. Each group keeps its first `keep` rows.
  */
-export function pqcGroups(section: string, entries: JsonObject[], rowOf: (entry: JsonObject, verdict: PqcVerdict) => Record<string, Cell>): GroupModel[] {
+export function pqcGrouper(section: string, rowOf: (entry: JsonObject, verdict: PqcVerdict) => Record<string, Cell>, keep = Infinity): Grouper {
   type Judged = { entry: JsonObject; verdict: PqcVerdict };
-  const judged: Judged[] = entries.map((entry) => ({ entry, verdict: pqcVerdict(entry) }));
   const keyOf = ({ entry, verdict }: Judged) => [verdict.algorithm, verdict.explanation, text(entry.replacement), text(entry.deadline)].join('\u0000');
   const start = ({ entry, verdict }: Judged) => {
     const deadline = text(entry.deadline)?.slice(0, 10) ?? null;
@@ -89,7 +124,7 @@ export function pqcGroups(section: string, entries: JsonObject[], rowOf: (entry:
       ...(replacement ? [{ label: 'Move to', value: replacement }] : []),
     ];
     return {
-      group: { title: verdict.algorithm, detail: verdict.role, facts, explanation: verdict.explanation, rows: [] },
+      group: { title: verdict.algorithm, detail: verdict.role, facts, explanation: verdict.explanation, rows: [], total: 0 },
       urgency: deadline ?? (section === 'red' ? '0000' : '9999'),
       score: 0,
     };
@@ -98,18 +133,32 @@ export function pqcGroups(section: string, entries: JsonObject[], rowOf: (entry:
   const join = (forming: Forming, { verdict }: Judged) => {
     if (forming.group.detail !== verdict.role) forming.group.detail = null;
   };
-  const groups = collect(judged, keyOf, start, ({ entry, verdict }) => rowOf(entry, verdict), join);
-  for (const { group } of groups) group.rows.sort((a, b) => byNumber('occurrences')(a, b) || byText('name')(a, b));
-  groups.sort((a, b) => a.urgency.localeCompare(b.urgency) || b.group.rows.length - a.group.rows.length || b.occurrences - a.occurrences || a.group.title.localeCompare(b.group.title));
-  return groups.map((forming) => forming.group);
+  const order: RowOrder = (a, b) => byNumber('occurrences')(a, b) || byText('name')(a, b);
+  const collector = new Collector<Judged>(keyOf, start, ({ entry, verdict }) => rowOf(entry, verdict), order, keep, join);
+  return {
+    add: (entry) => collector.add({ entry, verdict: pqcVerdict(entry) }),
+    groups: () => {
+      const groups = collector.finish();
+      groups.sort((a, b) => a.urgency.localeCompare(b.urgency) || b.group.total - a.group.total || b.occurrences - a.occurrences || a.group.title.localeCompare(b.group.title));
+      return groups.map((forming) => forming.group);
+    },
+  };
+}
+
+/** A pqc-inventory section's entries grouped by verdict (pqcGrouper), every row kept. */
+export function pqcGroups(section: string, entries: JsonObject[], rowOf: (entry: JsonObject, verdict: PqcVerdict) => Record<string, Cell>): GroupModel[] {
+  const grouper = pqcGrouper(section, rowOf);
+  for (const entry of entries) grouper.add(entry);
+  return grouper.groups();
 }
 
 /**
  * A composition section's entries grouped by component (name, installed version, package URL) and its
  * fix version: one upgrade answers every advisory of the group. The highest-scored groups first, then
- * those with a fix, then the largest; in each group the highest-scored advisories first.
+ * those with a fix, then the largest; in each group the highest-scored advisories first. Each group
+ * keeps its first `keep` rows.
  */
-export function compositionGroups(entries: JsonObject[], rowOf: (entry: JsonObject) => Record<string, Cell>): GroupModel[] {
+export function compositionGrouper(rowOf: (entry: JsonObject) => Record<string, Cell>, keep = Infinity): Grouper {
   const keyOf = (entry: JsonObject) => [text(entry.name), text(entry.version), text(entry.purl), text(entry.fix_version)].join('\u0000');
   const start = (entry: JsonObject) => {
     const fix = text(entry.fix_version);
@@ -122,18 +171,32 @@ export function compositionGroups(entries: JsonObject[], rowOf: (entry: JsonObje
         facts: [{ label: 'Fix version', value: fix ?? 'none known' }, { label: 'Highest score', value: 'none' }],
         explanation: null,
         rows: [],
+        total: 0,
       },
       urgency: fix ? '0' : '1',
       score: -1,
     };
   };
-  const groups = collect(entries, keyOf, start, rowOf);
-  for (const forming of groups) {
-    forming.group.rows.sort((a, b) => byNumber('score')(a, b) || byText('advisory')(a, b));
-    const highest = forming.group.rows[0]?.score;
-    forming.score = typeof highest === 'number' ? highest : -1;
-    if (typeof highest === 'number') forming.group.facts[1]!.value = highest.toFixed(1);
-  }
-  groups.sort((a, b) => b.score - a.score || a.urgency.localeCompare(b.urgency) || b.group.rows.length - a.group.rows.length || a.group.title.localeCompare(b.group.title));
-  return groups.map((forming) => forming.group);
+  const order: RowOrder = (a, b) => byNumber('score')(a, b) || byText('advisory')(a, b);
+  const collector = new Collector<JsonObject>(keyOf, start, rowOf, order, keep);
+  return {
+    add: (entry) => collector.add(entry),
+    groups: () => {
+      const groups = collector.finish();
+      for (const forming of groups) {
+        const highest = forming.group.rows[0]?.score;
+        forming.score = typeof highest === 'number' ? highest : -1;
+        if (typeof highest === 'number') forming.group.facts[1]!.value = highest.toFixed(1);
+      }
+      groups.sort((a, b) => b.score - a.score || a.urgency.localeCompare(b.urgency) || b.group.total - a.group.total || a.group.title.localeCompare(b.group.title));
+      return groups.map((forming) => forming.group);
+    },
+  };
+}
+
+/** A composition section's entries grouped by component and fix version (compositionGrouper), every row kept. */
+export function compositionGroups(entries: JsonObject[], rowOf: (entry: JsonObject) => Record<string, Cell>): GroupModel[] {
+  const grouper = compositionGrouper(rowOf);
+  for (const entry of entries) grouper.add(entry);
+  return grouper.groups();
 }

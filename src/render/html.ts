@@ -38,6 +38,10 @@ function entriesLabel(count: number): string {
   return `${numberFormat.format(count)} ${count === 1 ? 'entry' : 'entries'}`;
 }
 
+function moreLabel(count: number): string {
+  return `${numberFormat.format(count)} more ${count === 1 ? 'entry' : 'entries'}`;
+}
+
 /** `2026-11-24 10:15 UTC` for an ISO timestamp; anything else as written. */
 function formatProducedAt(producedAt: string): string {
   const time = parseIsoDate(producedAt);
@@ -204,12 +208,29 @@ function renderSectionStart(section: SectionModel, index: number): string {
     `<section class="entries" id="${sectionId(index)}" style="--accent:${safeColor(section.color)}">` +
     `<header class="section-header"><h2>${escapeHtml(section.title)}</h2>` +
     `<p class="section-total">${entriesLabel(section.total)}<a class="back" href="#contents">Back to contents</a></p>` +
-    `<p class="section-description">${escapeHtml(section.description)}</p></header>`;
+    `<p class="section-description">${escapeHtml(section.description)}</p>${digestNote(section)}</header>`;
   if (section.rows.length === 0) return `${header}<p class="empty">No entries.</p>`;
   const columns = section.groups?.columns ?? section.columns;
   const cols = columnPercents(columns).map((percent) => `<col style="width:${percent.toFixed(2)}%">`).join('');
   const headers = columns.map((column) => `<th scope="col"${kindClass(column)}>${escapeHtml(column.header)}</th>`).join('');
   return `${header}<div class="table-scroll"><table><colgroup>${cols}</colgroup><thead><tr>${headers}</tr></thead>${section.groups ? '' : '<tbody>'}`;
+}
+
+/**
+ * A section too large to list here (src/queues/render.ts gives a digest: each group's first entries, or
+ * the first entries) says so under its description, and where every entry is.
+ */
+function digestNote(section: SectionModel): string {
+  if (section.rows.length >= section.total) return '';
+  const shown = section.groups ? `the first ${numberFormat.format(Math.max(...section.groups.list.map((group) => group.rows.length)))} entries of each group` : `the first ${entriesLabel(section.rows.length)}`;
+  return `<p class="empty">Too many entries to list on one page: this shows ${shown}. The CSV and XLSX documents list all ${entriesLabel(section.total)}.</p>`;
+}
+
+/** Under a group of a digest, how many of its entries are not shown and where they are. */
+function renderGroupMore(group: GroupModel, span: number): string {
+  const more = group.total - group.rows.length;
+  if (more <= 0) return '';
+  return `<tr><td class="empty" colspan="${span}">and ${moreLabel(more)} of ${escapeHtml(group.title)} in the CSV and XLSX documents</td></tr>`;
 }
 
 /** The narrowest a section's table gets before it scrolls sideways (a window just over the phone layout's 800 px). */
@@ -233,7 +254,7 @@ function renderGroupHead(group: GroupModel, span: number): string {
   const facts = group.facts.map((fact) => `<dt>${escapeHtml(fact.label)}</dt><dd>${escapeHtml(fact.value)}</dd>`).join('');
   return (
     `<tbody class="group"><tr class="group-head"><th scope="rowgroup" colspan="${span}">` +
-    `<span class="group-count">${entriesLabel(group.rows.length)}</span><span class="group-title">${escapeHtml(group.title)}</span>` +
+    `<span class="group-count">${entriesLabel(group.total)}</span><span class="group-title">${escapeHtml(group.title)}</span>` +
     (group.detail === null ? '' : `<span class="group-detail">${escapeHtml(group.detail)}</span>`) +
     (facts ? `<dl class="facts">${facts}</dl>` : '') +
     (group.explanation === null ? '' : `<p class="group-explanation">${escapeHtml(group.explanation)}</p>`) +
@@ -287,8 +308,10 @@ export function* renderHtml(model: RenderModel): Generator<string> {
           chunk = '';
         }
       }
-      if (group) chunk += '</tbody>';
+      if (group) chunk += `${renderGroupMore(group, columns.length)}</tbody>`;
     }
+    const more = section.groups ? 0 : section.total - section.rows.length;
+    if (more > 0) chunk += `<tr><td class="empty" colspan="${columns.length}">and ${moreLabel(more)} in the CSV and XLSX documents</td></tr>`;
     yield chunk + renderSectionEnd(section);
   }
   yield '</main></body></html>\n';

@@ -23,10 +23,20 @@ export interface SectionModel {
   description: string;
   /** A CSS hex colour (`#c62828`) for the section's bar and badge. */
   color: string;
-  /** Every entry of the section (rows.length === total), the most important first. */
+  /** How many entries the section has. */
   total: number;
   columns: Column[];
+  /**
+   * Its entries as table rows, the most important first: all of them (rows.length === total), or, for a
+   * section too large to hold (src/queues/render.ts), only the first (of each group): a digest, which the
+   * documents that show a sample (PDF, PPTX, HTML) say is one, pointing to the CSV and XLSX.
+   */
   rows: Record<string, Cell>[];
+  /**
+   * Every entry as a row, read page by page as the document is written (CSV, XLSX), when `rows` does not
+   * hold them all: in the order the report stores them, not grouped.
+   */
+  everyRow?: () => AsyncIterable<Record<string, Cell>>;
   /**
    * When the entries are grouped (src/render/groups.ts): the groups, most important first, whose rows
    * in order are `rows`; the columns an entry shows under its group (what the group does not say); what
@@ -46,8 +56,10 @@ export interface GroupModel {
   facts: { label: string; value: string }[];
   /** The explanation every entry of the group shares. */
   explanation: string | null;
-  /** The group's entries, most important first (the same objects as the section's rows). */
+  /** The group's entries, most important first (the same objects as the section's rows): all, or in a digest the first. */
   rows: Record<string, Cell>[];
+  /** How many entries the group has. */
+  total: number;
 }
 
 export interface Figure {

@@ -105,20 +105,20 @@ function groupedEntries(p: PdfPages, section: SectionModel, groups: GroupModel[]
     p.ensure(heading.height + table.headerHeight + table.rowHeight(table.cells(shown[0]!)));
     heading.draw();
     tableRows(p, shown, table, `${section.title} · ${group.title} (continued)`);
-    const more = group.rows.length - shown.length;
+    const more = group.total - shown.length;
     if (more > 0) {
       p.text(p.type.fit(`and ${formatNumber(more)} more ${more === 1 ? 'entry' : 'entries'} of ${group.title} in the XLSX and CSV documents`, CONTENT_WIDTH - 12, 8.5, 'regular'), MARGIN + 12, p.y + 9, { size: 8.5, color: MUTED });
       p.y += 14;
     }
   }
   const hidden = groups.slice(shownGroups.length);
-  const hiddenEntries = hidden.reduce((sum, group) => sum + group.rows.length, 0);
+  const hiddenEntries = hidden.reduce((sum, group) => sum + group.total, 0);
   if (hidden.length) moreNote(p, `${formatNumber(hidden.length)} more ${hidden.length === 1 ? 'group' : 'groups'} (${entriesLabel(hiddenEntries)}) in the XLSX and CSV documents.`);
 }
 
 /** A group's heading, measured: its title and count, shared facts (label and value), its explanation. */
 function groupHeading(p: PdfPages, group: GroupModel, color: RGB): { height: number; draw: () => void } {
-  const count = entriesLabel(group.rows.length);
+  const count = entriesLabel(group.total);
   const countWidth = p.type.width(count, 9, 'bold');
   const detailWidth = group.detail ? Math.min(CONTENT_WIDTH / 3, p.type.width(group.detail, 8.5, 'regular') + 8) : 0;
   const titleWidth = CONTENT_WIDTH - GROUP_INDENT - countWidth - detailWidth - 16;

@@ -219,13 +219,14 @@ function groupTable(groups: NonNullable<SectionModel['groups']>): SlideTable {
   const repeated = new Set(titles.filter((title, index) => titles.indexOf(title) !== index));
   const rows = shown.map((group) => [
     group.detail && (!members || repeated.has(group.title)) ? `${group.title} (${group.detail})` : group.title,
-    group.rows.length.toLocaleString('en-US'),
+    group.total.toLocaleString('en-US'),
     ...labels.map((label) => group.facts.find((fact) => fact.label === label)?.value ?? ''),
-    ...(members ? [group.rows.map((row) => String(row[members.key] ?? '')).filter(Boolean).join(', ')] : []),
+    // A digest (src/render/report-model.ts) keeps a group's first entries: the others are counted on the row.
+    ...(members ? [group.rows.map((row) => String(row[members.key] ?? '')).filter(Boolean).join(', ') + (group.total > group.rows.length ? ', …' : '')] : []),
   ]);
   const weights = headers.map((header, index) => Math.min(Math.max(header.text.length + 2, ...rows.map((row) => row[index]!.length)), 60));
   const hidden = groups.list.slice(shown.length);
-  const hiddenEntries = hidden.reduce((sum, group) => sum + group.rows.length, 0);
+  const hiddenEntries = hidden.reduce((sum, group) => sum + group.total, 0);
   return { headers, rows, weights, more: hidden.length ? `${count(hidden.length, 'more group', 'more groups')} (${count(hiddenEntries, 'entry', 'entries')}) in the XLSX/CSV export` : null };
 }
 

@@ -3,7 +3,7 @@
 // important first (PDF and PPTX show the top of a large section). Plain functions over plain data.
 import { statedDate } from '../lib/dates';
 import type { JsonObject } from '../lib/json';
-import { compositionGroups, pqcGroups, type PqcVerdict } from './groups';
+import { compositionGrouper, compositionGroups, pqcGroups, pqcGrouper, pqcVerdict, type Grouper, type PqcVerdict } from './groups';
 import type { Cell, Column, Figure, GroupModel, RenderModel, SectionModel } from './model';
 
 export interface StoredReport {
@@ -19,9 +19,25 @@ export interface ReportContext {
   report: StoredReport;
   project: { id: string; name: string };
   survey: RenderModel['survey'];
-  /** Every entry of each list section, in stored order. */
-  entries: Map<string, JsonObject[]>;
+  /** Each list section's entries: every one, in stored order, or the section laid out already (sectionDigest, streamedSection). */
+  entries: Map<string, JsonObject[] | LaidOutSection>;
 }
+
+/** A section's rows as the renderers take them (SectionModel's `total`, `rows`, `groups` and `everyRow`). */
+export interface LaidOutSection {
+  total: number;
+  rows: Record<string, Cell>[];
+  groups?: GroupModel[];
+  everyRow?: () => AsyncIterable<Record<string, Cell>>;
+}
+
+/**
+ * What a digest of a section too large to hold keeps: the first rows of each group, or the first rows of
+ * a plain section. At least what the PDF shows (PDF_GROUP_ROWS, PDF_MAX_SECTION_ROWS; the PPTX and the
+ * HTML show no more), so those documents read the same as from the whole section.
+ */
+export const DIGEST_GROUP_ROWS = 10;
+export const DIGEST_ROWS = 500;
 
 interface SectionLook {
   title: string;
@@ -197,11 +213,57 @@ function rowOf(type: string, e: JsonObject, section = ''): Record<string, Cell> 
 }
 
 /** Most important first (posture and cbom sections keep their stored order). */
-function ordered(type: string, section: string, entries: JsonObject[]): { rows: Record<string, Cell>[]; groups?: GroupModel[] } {
+function ordered(type: string, section: string, entries: JsonObject[]): LaidOutSection {
   const rowFor = (e: JsonObject) => rowOf(type, e, section);
   const groups = type === 'pqc-inventory' ? pqcGroups(section, entries, (e, verdict) => pqcRow(e, section, verdict))
     : type === 'composition' ? compositionGroups(entries, rowFor) : null;
-  return groups ? { rows: groups.flatMap((group) => group.rows), groups } : { rows: entries.map(rowFor) };
+  return groups ? { total: entries.length, rows: groups.flatMap((group) => group.rows), groups } : { total: entries.length, rows: entries.map(rowFor) };
+}
+
+/** An entry of the section as its table row, one at a time, as the report stores them. */
+export function sectionRow(type: string, section: string): (entry: JsonObject) => Record<string, Cell> {
+  return type === 'pqc-inventory' ? (e) => pqcRow(e, section, pqcVerdict(e)) : (e) => rowOf(type, e, section);
+}
+
+/** How a section of the type is grouped, each group keeping its first `keep` rows; null when it is not. */
+function grouperOf(type: string, section: string, keep: number): Grouper | null {
+  if (type === 'pqc-inventory') return pqcGrouper(section, (e, verdict) => pqcRow(e, section, verdict), keep);
+  if (type === 'composition') return compositionGrouper((e) => rowOf(type, e, section), keep);
+  return null;
+}
+
+/**
+ * A section too large to hold, read once as it comes: its total and groups with their first rows (a
+ * plain section: its first rows), in the order the whole section has them. What the PDF, the PPTX and
+ * a large report's HTML show.
+ */
+export async function sectionDigest(type: string, section: string, entries: AsyncIterable<JsonObject>): Promise<LaidOutSection> {
+  const grouper = grouperOf(type, section, DIGEST_GROUP_ROWS);
+  const rowFor = sectionRow(type, section);
+  const rows: Record<string, Cell>[] = [];
+  let total = 0;
+  for await (const entry of entries) {
+    total++;
+    if (grouper) grouper.add(entry);
+    else if (rows.length < DIGEST_ROWS) rows.push(rowFor(entry));
+  }
+  if (!grouper) return { total, rows };
+  const groups = grouper.groups();
+  return { total, rows: groups.flatMap((group) => group.rows), groups };
+}
+
+/**
+ * A section too large to hold, for the documents that list every entry (CSV, XLSX): its total as the
+ * summary counts it and its rows read page by page as the document is written, in stored order.
+ */
+export function streamedSection(type: string, section: string, total: number, entries: () => AsyncIterable<JsonObject>): LaidOutSection {
+  const rowFor = sectionRow(type, section);
+  return {
+    total, rows: [],
+    everyRow: async function* () {
+      for await (const entry of entries()) yield rowFor(entry);
+    },
+  };
 }
 
 /** The headline figures of a report type, labelled for people. */
@@ -274,8 +336,9 @@ export function reportModel(context: ReportContext): RenderModel {
     const name = String(s.name);
     const look = LOOKS[type]?.[name] ?? { title: name, description: '', color: GREY };
     const columns = (type === 'posture' ? POSTURE_COLUMNS[name] : COLUMNS[type]) ?? [];
-    const { rows, groups } = ordered(type, name, context.entries.get(name) ?? []);
-    const section: SectionModel = { name, ...look, total: rows.length, columns, rows };
+    const given = context.entries.get(name) ?? [];
+    const { total, rows, groups, everyRow } = Array.isArray(given) ? ordered(type, name, given) : given;
+    const section: SectionModel = { name, ...look, total, columns, rows, ...(everyRow ? { everyRow } : {}) };
     const grouping = GROUPING[type];
     if (groups && grouping) {
       const shown = columns.filter((column) => column.key in grouping.columns).map((column) => ({ ...column, width: grouping.columns[column.key]! }));

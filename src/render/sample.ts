@@ -99,21 +99,30 @@ const VERDICTS = [
 export function samplePqcEntries(entries: number): Map<string, JsonObject[]> {
   const bySection = new Map<string, JsonObject[]>(SECTIONS.map((s) => [s.name, []]));
   for (let i = 0; i < entries; i++) {
-    const verdict = VERDICTS[(i * 7) % VERDICTS.length]!;
-    const special = i < HOSTILE.length ? HOSTILE[i]! : i < HOSTILE.length + SCRIPTS.length ? SCRIPTS[i - HOSTILE.length]! : null;
-    const certificate = i % 3 === 0;
-    const name = special ?? (certificate ? `service-${i}.example.com` : i % 3 === 1 ? `${verdict.algorithm} public-key` : verdict.algorithm);
-    const why = `${verdict.algorithm} ${verdict.why}`;
-    const locations = Array.from({ length: 1 + (i % 3) }, (_, n) => `src/main/java/org/example/module${i % 40}/Crypto${n}.java:${100 + i}`);
-    bySection.get(verdict.section)!.push({
-      name, section: verdict.section, assetType: certificate ? 'certificate' : 'algorithm', primitive: certificate ? null : 'signature',
-      explanation: certificate ? `${name}: ${verdict.algorithm} (signature) decides. ${why}` : why,
-      replacement: verdict.replacement, deadline: verdict.deadline,
-      cnsa2: verdict.section === 'unclassified' ? { approved: false, deadline: null, note: 'Not judged: the algorithm is not known.' } : { approved: verdict.section === 'green', deadline: null, note: '' },
-      bom_ref: `asset-${i}`, occurrences: locations.length + (i % 5 === 0 ? 30 : 0), locations,
-    });
+    const entry = samplePqcEntry(i);
+    bySection.get(String(entry.section))!.push(entry);
   }
   return bySection;
+}
+
+/** The section of the `i`th synthetic pqc-inventory entry (samplePqcEntry), without making it. */
+export const samplePqcSection = (i: number): string => VERDICTS[(i * 7) % VERDICTS.length]!.section;
+
+/** The `i`th synthetic pqc-inventory entry of samplePqcEntries, with its `section`. */
+export function samplePqcEntry(i: number): JsonObject {
+  const verdict = VERDICTS[(i * 7) % VERDICTS.length]!;
+  const special = i < HOSTILE.length ? HOSTILE[i]! : i < HOSTILE.length + SCRIPTS.length ? SCRIPTS[i - HOSTILE.length]! : null;
+  const certificate = i % 3 === 0;
+  const name = special ?? (certificate ? `service-${i}.example.com` : i % 3 === 1 ? `${verdict.algorithm} public-key` : verdict.algorithm);
+  const why = `${verdict.algorithm} ${verdict.why}`;
+  const locations = Array.from({ length: 1 + (i % 3) }, (_, n) => `src/main/java/org/example/module${i % 40}/Crypto${n}.java:${100 + i}`);
+  return {
+    name, section: verdict.section, assetType: certificate ? 'certificate' : 'algorithm', primitive: certificate ? null : 'signature',
+    explanation: certificate ? `${name}: ${verdict.algorithm} (signature) decides. ${why}` : why,
+    replacement: verdict.replacement, deadline: verdict.deadline,
+    cnsa2: verdict.section === 'unclassified' ? { approved: false, deadline: null, note: 'Not judged: the algorithm is not known.' } : { approved: verdict.section === 'green', deadline: null, note: '' },
+    bom_ref: `asset-${i}`, occurrences: locations.length + (i % 5 === 0 ? 30 : 0), locations,
+  };
 }
 
 /** A pqc-inventory report of `entries` synthetic entries laid out as the render queue lays out a stored one (grouped). */

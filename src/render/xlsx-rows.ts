@@ -14,6 +14,12 @@ export interface SectionSheet {
   path: string;
   section: SectionModel;
   wrapWidths: (number | null)[];
+  /** The section's entries: its rows held in the model, or the total of those read as written. */
+  entries: number;
+  /** How many of them the sheet lists: all, or as many as fit (its last row then says how many were left out). */
+  listed: number;
+  /** The rows a sheet may have, its header included. */
+  sheetRows: number;
 }
 
 /** Excel refuses longer cell texts. */
@@ -27,15 +33,36 @@ const MAX_LINES = 12;
 /** 1970-01-01 as an Excel serial day (1900 date system). */
 const UNIX_EPOCH_SERIAL = 25_569;
 
-/** The package with every section sheet's rows added after its header row. */
-export function withSectionRows(skeleton: Uint8Array, sheets: SectionSheet[]): Uint8Array {
+/** Rows an Excel sheet holds at most, its header included. */
+export const SHEET_ROWS = 1_048_576;
+
+/** How many of `total` entries a sheet of at most `sheetRows` rows lists: all, or as many as leave room for the header and a last row saying what was left out. */
+export function listedEntries(total: number, sheetRows: number): number {
+  return total <= sheetRows - 1 ? total : Math.max(0, sheetRows - 2);
+}
+
+/** The note a sheet's last row holds when the section has more entries than the sheet holds rows. */
+export function leftOutNote(total: number, listed: number, sheetRows: number): string {
+  const left = total - listed;
+  return `${left.toLocaleString('en-US')} more ${left === 1 ? 'entry is' : 'entries are'} left out: a sheet holds at most ${sheetRows.toLocaleString('en-US')} rows. The CSV document lists all ${total.toLocaleString('en-US')}.`;
+}
+
+/**
+ * The package as chunks of compressed bytes, in order, with every section sheet's rows added after its
+ * header row: a section read as it is written (`everyRow`) is never whole in memory, nor is the package.
+ */
+export async function* packageChunks(skeleton: Uint8Array, sheets: SectionSheet[]): AsyncGenerator<Uint8Array> {
   const sheetByPath = new Map(sheets.map((sheet) => [sheet.path, sheet]));
-  const chunks: Uint8Array[] = [];
+  const out: Uint8Array[] = [];
   let failure: Error | null = null;
   const zip = new Zip((error, chunk) => {
     if (error) failure = error;
-    else chunks.push(chunk);
+    else out.push(chunk);
   });
+  const compressed = function* () {
+    if (failure) throw failure;
+    while (out.length) yield out.shift()!;
+  };
   const sink = new TextSink();
   const add = (path: string) => {
     const entry = new ZipDeflate(path, { level: 6 });
@@ -50,13 +77,21 @@ export function withSectionRows(skeleton: Uint8Array, sheets: SectionSheet[]): U
   for (const [path, data] of Object.entries(parts)) {
     // Folder entries: readers need none. The shared strings go last, once every row has added its own.
     if (path.endsWith('/') || path === SHARED_STRINGS) continue;
+    delete parts[path];
     const sheet = sheetByPath.get(path);
-    if (sheet) writeSheet(sink.into(add(path)), strFromU8(data), sheet, strings);
+    if (sheet) for await (const _ of writeSheet(sink.into(add(path)), strFromU8(data), sheet, strings)) yield* compressed();
     else add(path).push(data, true);
+    yield* compressed();
   }
   strings.write(sink.into(add(SHARED_STRINGS)));
   zip.end();
-  if (failure) throw failure;
+  yield* compressed();
+}
+
+/** The package with every section sheet's rows added after its header row, whole (the renderer tests, the local render route). */
+export async function withSectionRows(skeleton: Uint8Array, sheets: SectionSheet[]): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of packageChunks(skeleton, sheets)) chunks.push(chunk);
   return concatBytes(chunks);
 }
 
@@ -132,27 +167,47 @@ class SharedStrings {
   }
 }
 
-function writeSheet(write: WriteText, xml: string, { section, wrapWidths }: SectionSheet, strings: SharedStrings): void {
+/**
+ * A section sheet: exceljs's XML with the rows inserted before `</sheetData>`, yielding after each piece
+ * written. Rows held in the model take shared strings, as exceljs writes; rows read as written take
+ * inline strings, so no table of every text grows in memory.
+ */
+async function* writeSheet(write: WriteText, xml: string, { section, wrapWidths, entries, listed, sheetRows }: SectionSheet, strings: SharedStrings): AsyncGenerator<void> {
   const end = xml.lastIndexOf('</sheetData>');
   if (end < 0) throw new Error('section sheet without sheetData');
   const letters = section.columns.map((_, index) => columnLetters(index));
   const styles = columnStyles(xml, section.columns.length);
-  const lastRow = section.rows.length + 1;
+  const cut = listed < entries;
+  const lastRow = listed + 1 + (cut ? 1 : 0);
+  const text: TextCell = section.everyRow ? inlineText : (value) => `t="s"><v>${strings.indexOf(value)}</v>`;
   write(xml.slice(0, end).replace(/<dimension ref="[^"]*"\/>/, `<dimension ref="A1:${letters.at(-1) ?? 'A'}${lastRow}"/>`));
   let part = '';
-  section.rows.forEach((row, index) => {
+  let index = 0;
+  for await (const row of section.everyRow?.() ?? section.rows) {
+    if (index === listed) break;
     const rowNumber = index + 2;
     const lines = Math.max(1, ...section.columns.map((column, c) => wrappedLines(row[column.key], wrapWidths[c] ?? null)));
     // Neither Excel nor LibreOffice grows a row to fit wrapped text on opening: give it the height.
     part += lines > 1 ? `<row r="${rowNumber}" ht="${lines * LINE_HEIGHT}" customHeight="1">` : `<row r="${rowNumber}">`;
-    section.columns.forEach((column, c) => (part += cellXml(`${letters[c]}${rowNumber}`, styles[c]!, row[column.key], column, strings)));
+    section.columns.forEach((column, c) => (part += cellXml(`${letters[c]}${rowNumber}`, styles[c]!, row[column.key], column, text)));
     part += '</row>';
+    index++;
     if (part.length > CHUNK_CHARS) {
       write(part);
       part = '';
+      yield;
     }
-  });
+  }
+  if (cut) part += `<row r="${lastRow}"><c r="A${lastRow}" s="${styles[0] ?? '0'}" ${text(leftOutNote(entries, listed, sheetRows))}</c></row>`;
   write(part + xml.slice(end), true);
+}
+
+/** A text cell's type and value (after `<c r=".." s=".." `): a shared string's index or an inline string. */
+type TextCell = (value: string) => string;
+
+function inlineText(value: string): string {
+  const escaped = escapeXml(excelText(value));
+  return /^\s|\s$|\n/.test(escaped) ? `t="inlineStr"><is><t xml:space="preserve">${escaped}</t></is>` : `t="inlineStr"><is><t>${escaped}</t></is>`;
 }
 
 /** The style id exceljs gave each column (`<col min="2" max="2" style="9" .../>`), '0' where none. */
@@ -168,7 +223,7 @@ function columnStyles(xml: string, count: number): string[] {
   return styles;
 }
 
-function cellXml(ref: string, style: string, value: Cell | undefined, column: Column, strings: SharedStrings): string {
+function cellXml(ref: string, style: string, value: Cell | undefined, column: Column, text: TextCell): string {
   if (value === null || value === undefined) return '';
   let number: number | null = typeof value === 'number' && Number.isFinite(value) ? value : null;
   if (column.kind === 'number') number = numericValue(value);
@@ -178,7 +233,7 @@ function cellXml(ref: string, style: string, value: Cell | undefined, column: Co
   }
   if (number !== null) return `<c r="${ref}" s="${style}"><v>${number}</v></c>`;
   if (typeof value === 'number') return ''; // NaN or infinite: no value to show
-  return `<c r="${ref}" s="${style}" t="s"><v>${strings.indexOf(value)}</v></c>`;
+  return `<c r="${ref}" s="${style}" ${text(value)}</c>`;
 }
 
 // East Asian wide characters take about two columns of width.

@@ -1,11 +1,12 @@
 // The XLSX rendering of a report: a Summary sheet, then one sheet per list section holding every
 // entry with real numbers and dates under a frozen, filterable header. exceljs writes the workbook
-// with the sections' header rows; their entries are streamed in after it (xlsx-rows.ts). Every
-// string is a string cell, so `=HYPERLINK(...)` and friends stay text: no formula is ever written.
+// with the sections' header rows; their entries are streamed in after it (xlsx-rows.ts), and the render
+// queue writes the package to R2 as it is compressed (streamXlsx). Every string is a string cell, so
+// `=HYPERLINK(...)` and friends stay text: no formula is ever written.
 import ExcelJS from 'exceljs';
 import { hexColor, isWholeDay, numericValue, parseIsoDate, textColorOn } from './cells';
 import type { Cell, Column, RenderModel, SectionModel } from './model';
-import { excelText, inExcelRange, LINE_HEIGHT, withSectionRows, wrappedLines, type SectionSheet } from './xlsx-rows';
+import { excelText, inExcelRange, LINE_HEIGHT, leftOutNote, listedEntries, packageChunks, SHEET_ROWS, withSectionRows, wrappedLines, type SectionSheet } from './xlsx-rows';
 
 export { XLSX_TEMPLATE } from './templates';
 
@@ -20,8 +21,28 @@ const DAY_FORMAT = 'yyyy-mm-dd';
 const TIME_FORMAT = 'yyyy-mm-dd hh:mm "UTC"';
 const HEADING_FILL: ExcelJS.Fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE8EAED' } };
 
-/** Renders the report as an XLSX workbook. */
-export async function renderXlsx(model: RenderModel): Promise<Uint8Array> {
+export interface XlsxOptions {
+  /** The rows a sheet may have, its header included (Excel's limit; lowered by tests). */
+  sheetRows?: number;
+}
+
+/** Renders the report as an XLSX workbook, whole. */
+export async function renderXlsx(model: RenderModel, options: XlsxOptions = {}): Promise<Uint8Array> {
+  const { skeleton, sheets } = await workbookSkeleton(model, options.sheetRows ?? SHEET_ROWS);
+  return withSectionRows(skeleton, sheets);
+}
+
+/**
+ * renderXlsx for the render queue: the package as chunks of bytes as they are compressed, the rows of
+ * a section not held in the model (`everyRow`) read page by page as they are written.
+ */
+export async function* streamXlsx(model: RenderModel, options: XlsxOptions = {}): AsyncGenerator<Uint8Array> {
+  const { skeleton, sheets } = await workbookSkeleton(model, options.sheetRows ?? SHEET_ROWS);
+  yield* packageChunks(skeleton, sheets);
+}
+
+/** The workbook exceljs writes (Summary, styles, each section's sheet with its header), and the sheets whose rows go in after. */
+async function workbookSkeleton(model: RenderModel, sheetRows: number): Promise<{ skeleton: Uint8Array; sheets: SectionSheet[] }> {
   const workbook = new ExcelJS.Workbook();
   const parsed = parseIsoDate(model.producedAt);
   const produced = parsed && inExcelRange(parsed) ? parsed : null;
@@ -30,17 +51,29 @@ export async function renderXlsx(model: RenderModel): Promise<Uint8Array> {
   if (produced) workbook.created = workbook.modified = produced;
 
   const sheetNames = uniqueSheetNames(model.sections);
-  writeSummary(workbook.addWorksheet('Summary'), model, produced, sheetNames);
-  const sheets = model.sections.map((section, index) => addSectionSheet(workbook, sheetNames[index]!, section));
+  writeSummary(workbook.addWorksheet('Summary'), model, produced, sheetNames, sheetNotes(model, sheetNames, sheetRows));
+  const sheets = model.sections.map((section, index) => addSectionSheet(workbook, sheetNames[index]!, section, sheetRows));
 
   const skeleton = await workbook.xlsx.writeBuffer();
-  return withSectionRows(new Uint8Array(skeleton as ArrayBuffer), sheets);
+  return { skeleton: new Uint8Array(skeleton as ArrayBuffer), sheets };
+}
+
+/** What the Summary says of sheets that are not the whole section as it reads grouped: too large to group, or to fit a sheet. */
+function sheetNotes(model: RenderModel, sheetNames: string[], sheetRows: number): string[] {
+  return model.sections.flatMap((section, index) => {
+    const notes: string[] = [];
+    if (section.everyRow) notes.push(`${sheetNames[index]}: ${section.total.toLocaleString('en-US')} entries, too many to group: listed in the order the report stores them.`);
+    const entries = entriesOf(section);
+    const listed = listedEntries(entries, sheetRows);
+    if (listed < entries) notes.push(`${sheetNames[index]}: ${leftOutNote(entries, listed, sheetRows)}`);
+    return notes;
+  });
 }
 
 /** The Summary sheet's column widths (characters): labels, values, counts, explanations. */
 const SUMMARY_WIDTHS = [28, 44, 14, 64];
 
-function writeSummary(sheet: ExcelJS.Worksheet, model: RenderModel, produced: Date | null, sheetNames: string[]): void {
+function writeSummary(sheet: ExcelJS.Worksheet, model: RenderModel, produced: Date | null, sheetNames: string[], extraNotes: string[]): void {
   sheet.views = [{ showGridLines: false }];
   sheet.pageSetup = { ...PAGE_SETUP };
   sheet.columns = SUMMARY_WIDTHS.map((width) => ({ width, style: { font: FONT } }));
@@ -115,14 +148,15 @@ function writeSummary(sheet: ExcelJS.Worksheet, model: RenderModel, produced: Da
     wrap(row, 4);
   });
 
-  if (model.notes.length > 0) {
+  const notes = [...model.notes, ...extraNotes];
+  if (notes.length > 0) {
     heading('Notes');
-    for (const note of model.notes) wrap(add([excelText(note)]), 1, SUMMARY_WIDTHS.length);
+    for (const note of notes) wrap(add([excelText(note)]), 1, SUMMARY_WIDTHS.length);
   }
 }
 
 /** The section's sheet without its entries: columns and their styles, header, pane, filter. */
-function addSectionSheet(workbook: ExcelJS.Workbook, name: string, section: SectionModel): SectionSheet {
+function addSectionSheet(workbook: ExcelJS.Workbook, name: string, section: SectionModel, sheetRows: number): SectionSheet {
   const color = hexColor(section.color);
   const sheet = workbook.addWorksheet(name, {
     properties: { tabColor: { argb: `FF${color}` } },
@@ -143,8 +177,15 @@ function addSectionSheet(workbook: ExcelJS.Workbook, name: string, section: Sect
   section.columns.forEach((_, index) => {
     header.getCell(index + 1).fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: `FF${color}` } };
   });
-  if (section.columns.length > 0) sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: section.rows.length + 1, column: section.columns.length } };
-  return { path: `xl/worksheets/sheet${sheet.id}.xml`, section, wrapWidths: widths.map((width, index) => (wraps[index] ? width : null)) };
+  const entries = entriesOf(section);
+  const listed = listedEntries(entries, sheetRows);
+  if (section.columns.length > 0) sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: listed + 1, column: section.columns.length } };
+  return { path: `xl/worksheets/sheet${sheet.id}.xml`, section, wrapWidths: widths.map((width, index) => (wraps[index] ? width : null)), entries, listed, sheetRows };
+}
+
+/** The entries a section's sheet lists: the rows the model holds, or every one of a section read as it is written. */
+function entriesOf(section: SectionModel): number {
+  return section.everyRow ? section.total : section.rows.length;
 }
 
 /** A headline figure's value: a number or a date (one Excel can show) when it is one, else its text. */

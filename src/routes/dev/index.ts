@@ -20,6 +20,7 @@ import { renderedBytes } from '../../queues/render';
 import { DOCUMENT_FORMATS } from '../../render/model';
 import { samplePqcModel, sampleModel } from '../../render/sample';
 import { measureAnalysisFloor } from './analysis-floor';
+import { renderBenchReport, seedBenchReport } from './render-stored';
 import { rescoreAll, seedBench } from './bench-seed';
 
 export const DEMO = {
@@ -141,6 +142,39 @@ const renderSample = defineRoute({
   responses: { 200: { description: 'How long rendering took and how large the document is.', content: { 'application/json': { schema: z.object({ ms: z.number(), bytes: z.number().int() }) } } } },
 });
 
+const renderStoredSeed = defineRoute({
+  operationId: 'devRenderStoredSeed',
+  method: 'post',
+  path: '/api/v1/dev/render-stored/seed',
+  tags: ['Local development'],
+  summary: 'Write a slice of a synthetic stored report (local instances only)',
+  description: 'What `npm run bench:render` renders at large sizes: entries `from` to `from + count` of a synthetic pqc-inventory report of `entries` entries, written straight into the project\'s report entries. 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [400, 401, 404],
+  middleware: [devOnly],
+  request: {
+    query: z.object({
+      projectId: z.uuid(), entries: z.coerce.number().int().min(1).max(5_000_000),
+      from: z.coerce.number().int().min(0), count: z.coerce.number().int().min(1).max(100_000),
+    }),
+  },
+  responses: { 200: { description: 'Entries written and how long it took.', content: { 'application/json': { schema: z.object({ written: z.number().int(), ms: z.number() }) } } } },
+});
+
+const renderStored = defineRoute({
+  operationId: 'devRenderStored',
+  method: 'post',
+  path: '/api/v1/dev/render-stored',
+  tags: ['Local development'],
+  summary: 'Render a seeded synthetic stored report (local instances only)',
+  description: 'Renders the synthetic report of `entries` entries (seeded with `/api/v1/dev/render-stored/seed`) in `format` as the render queue renders a stored report: entries read page by page from the project object, the document written to R2 (then deleted). 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [400, 401, 404],
+  middleware: [devOnly],
+  request: { query: z.object({ projectId: z.uuid(), entries: z.coerce.number().int().min(1).max(5_000_000), format: z.enum(DOCUMENT_FORMATS) }) },
+  responses: { 200: { description: 'How long rendering took and how large the document is.', content: { 'application/json': { schema: z.object({ ms: z.number(), bytes: z.number().int() }) } } } },
+});
+
 const benchSeed = defineRoute({
   operationId: 'devBenchSeed',
   method: 'post',
@@ -212,6 +246,14 @@ export async function seedDemo(d1: D1Database) {
 export const devRouter = createRouter()
   .openapi(benchSeed, async (c) => c.json(await seedBench(c.env, c.req.valid('query')), 200))
   .openapi(rescore, async (c) => c.json(await rescoreAll(c.env, c.req.valid('query').projectId), 200))
+  .openapi(renderStoredSeed, async (c) => {
+    const { projectId, entries, from, count } = c.req.valid('query');
+    return c.json(await seedBenchReport(c.env, projectId, entries, from, count), 200);
+  })
+  .openapi(renderStored, async (c) => {
+    const { projectId, entries, format } = c.req.valid('query');
+    return c.json(await renderBenchReport(c.env, projectId, entries, format), 200);
+  })
   .openapi(renderSample, async (c) => {
     const { format, entries, kind } = c.req.valid('query');
     const model = kind === 'pqc' ? samplePqcModel(entries) : sampleModel(entries);
