@@ -11,7 +11,7 @@ import { projectStub } from '../src/project/client';
 import { seedSlice } from '../src/routes/dev/bench-seed';
 import type { ProjectState } from '../src/project/project-object';
 import { memberSubjects, type PortfolioRow } from '../src/project/portfolios';
-import { LIBRARY_HINTS, libraryScanPage, mayBeCryptoLibrary, REFRESH_ROWS, refreshSubject, refreshSubjects, subjectEvidence, type LibraryScan } from '../src/project/scoring-store';
+import { LIBRARY_HINTS, LIBRARY_SCAN_ROWS, libraryScanPage, mayBeCryptoLibrary, REFRESH_ROWS, refreshSubject, refreshSubjects, subjectChanged, subjectEvidence, type LibraryScan } from '../src/project/scoring-store';
 import { CRYPTO_LIBRARIES } from '../src/scoring/crypto-libraries';
 import { scoredFindings } from '../src/scoring/findings';
 import { dataTenant } from './data-plane';
@@ -145,6 +145,36 @@ describe('a subject with more components than one call reads (issue 22: never bl
     expect(out.scannedRefresh).toEqual({ refreshed: 1 });
     const withoutRowid = (rows: Stored[]) => rows.map(({ rowid: _r, ...row }) => row);
     expect(withoutRowid(out.stepped)).toEqual(withoutRowid(out.atOnce));
+  });
+
+  it('is scored through the scoring queue (scanned ahead) with the stored findings a refresh at once gives', async () => {
+    const { projectId: large } = await dataTenant('large-subject');
+    await seedSlice(env, large, { ...SEED, subjects: 1, findings: 50 }, 0, 1);
+    await letScoringFinish([{ projectId: large }]);
+    // Its components copied 400 times over (new keys) make one subject of tens of thousands, then its contents changed.
+    await inObject(large, async (state) => {
+      state.sql.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+        INSERT INTO contents (survey_id, attempt, kind, key, purl, name, version, data)
+        SELECT c.survey_id, c.attempt, c.kind, c.key || '#' || n.i, c.purl, c.name, c.version, c.data FROM contents c
+        JOIN subject_contents s ON s.survey_id = c.survey_id AND s.attempt = c.attempt AND s.kind = c.kind, n
+        WHERE s.subject = ? AND c.kind = 'component'`, names[0]!);
+      await subjectChanged(state, names[0]!, 'survey');
+    });
+    await letScoringFinish([{ projectId: large }], 60_000);
+    const out = await inObject(large, (state) => {
+      const subject = names[0]!;
+      const components = state.sql.exec<{ n: number }>("SELECT count(*) AS n FROM contents c JOIN subject_contents s ON s.survey_id = c.survey_id AND s.attempt = c.attempt AND s.kind = c.kind WHERE s.subject = ? AND c.kind = 'component'", subject).one().n;
+      const scored = state.sql.exec<{ as_of: string; stale: number }>('SELECT as_of, stale FROM subject_scores WHERE subject = ?', subject).one();
+      const viaQueue = storedOf(state, subject);
+      refreshSubject(state, { subject, asOf: scored.as_of });
+      return { components, scored, viaQueue, atOnce: storedOf(state, subject), libraries: subjectEvidence(state, subject).evidence.libraries.length };
+    });
+    expect(out.components).toBeGreaterThan(LIBRARY_SCAN_ROWS);
+    expect(out.scored.stale).toBe(0);
+    expect(out.libraries).toBeGreaterThan(0);
+    expect(out.viaQueue.length).toBeGreaterThan(0);
+    // Refreshed at once from the same contents as of the same date, not one row differs (none is written again).
+    expect(out.atOnce).toEqual(out.viaQueue);
   });
 
   it('is scanned again when the scan is not of its current analysis attempt', async () => {
