@@ -311,7 +311,7 @@ function writeScoredFindings(state: ProjectState, subject: string, findings: Sco
   for (const id of stored.keys()) state.sql.exec('DELETE FROM scored_findings WHERE subject = ? AND id = ?', subject, id);
 }
 
-/** Content rows one refresh call reads at most (a subject is not split): about 25 ms of work on the bench's machine. */
+/** Content rows one refresh call reads at most (a subject's findings are not split; its components are scanned ahead past LIBRARY_SCAN_ROWS): about 25 ms of work on the bench's machine. */
 export const REFRESH_ROWS = 3_000;
 
 /**
