@@ -11,7 +11,7 @@ import { projectStub } from '../src/project/client';
 import { seedSlice } from '../src/routes/dev/bench-seed';
 import type { ProjectState } from '../src/project/project-object';
 import { memberSubjects, type PortfolioRow } from '../src/project/portfolios';
-import { LIBRARY_HINTS, mayBeCryptoLibrary, REFRESH_ROWS, refreshSubject, refreshSubjects, subjectEvidence } from '../src/project/scoring-store';
+import { LIBRARY_HINTS, LIBRARY_SCAN_ROWS, libraryScanPage, mayBeCryptoLibrary, REFRESH_ROWS, refreshSubject, refreshSubjects, subjectChanged, subjectEvidence, type LibraryScan } from '../src/project/scoring-store';
 import { CRYPTO_LIBRARIES } from '../src/scoring/crypto-libraries';
 import { scoredFindings } from '../src/scoring/findings';
 import { dataTenant } from './data-plane';
@@ -109,6 +109,81 @@ describe('a refresh', () => {
     // A subject larger than the budget alone is still refreshed.
     const largest = names[rows.indexOf(Math.max(...rows))]!;
     expect(await inObject(projectId, (state) => refreshSubjects(state, { subjects: [largest, names[0]!], asOf }))).toEqual({ refreshed: Math.max(...rows) >= REFRESH_ROWS ? 1 : 2 });
+  });
+});
+
+describe('a subject with more components than one call reads (issue 22: never blocking)', () => {
+  /** The subject's components scanned a page of `limit` rows per call, as the scoring consumer does. */
+  const scanInPages = (state: ProjectState, subject: string, limit: number) => {
+    let page = libraryScanPage(state, { subject, limit });
+    const scan: LibraryScan = { subject, surveyId: page.surveyId, attempt: page.attempt, candidates: [...page.candidates] };
+    let pages = 1;
+    while (page.next) {
+      page = libraryScanPage(state, { subject, from: { surveyId: scan.surveyId!, attempt: scan.attempt, after: page.next }, limit });
+      scan.candidates.push(...page.candidates);
+      pages++;
+    }
+    return { scan, pages };
+  };
+
+  it('is refreshed only once scanned ahead in pages, with the same evidence and stored findings as read at once', async () => {
+    const out = await inObject(projectId, (state) => {
+      const subject = names.find((s) => subjectEvidence(state, s).evidence.libraries.length > 0)!;
+      refreshSubject(state, { subject, asOf });
+      const atOnce = storedOf(state, subject);
+      state.sql.exec('DELETE FROM scored_findings WHERE subject = ?', subject);
+      const unscanned = refreshSubjects(state, { subjects: [subject, names[0]!], asOf }, 40);
+      const { scan, pages } = scanInPages(state, subject, 40);
+      const evidence = { stepped: subjectEvidence(state, subject, scan).evidence, atOnce: subjectEvidence(state, subject).evidence };
+      const scannedRefresh = refreshSubjects(state, { subjects: [subject], asOf, scanned: scan }, 40);
+      return { subject, unscanned, pages, evidence, scannedRefresh, atOnce, stepped: storedOf(state, subject) };
+    });
+    expect(out.unscanned).toEqual({ refreshed: 0, scanFirst: out.subject });
+    expect(out.pages).toBeGreaterThan(2);
+    expect(out.evidence.stepped.libraries.length).toBeGreaterThan(0);
+    expect(out.evidence.stepped).toEqual(out.evidence.atOnce);
+    expect(out.scannedRefresh).toEqual({ refreshed: 1 });
+    const withoutRowid = (rows: Stored[]) => rows.map(({ rowid: _r, ...row }) => row);
+    expect(withoutRowid(out.stepped)).toEqual(withoutRowid(out.atOnce));
+  });
+
+  it('is scored through the scoring queue (scanned ahead) with the stored findings a refresh at once gives', async () => {
+    const { projectId: large } = await dataTenant('large-subject');
+    await seedSlice(env, large, { ...SEED, subjects: 1, findings: 50 }, 0, 1);
+    await letScoringFinish([{ projectId: large }]);
+    // Its components copied 400 times over (new keys) make one subject of tens of thousands, then its contents changed.
+    await inObject(large, async (state) => {
+      state.sql.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+        INSERT INTO contents (survey_id, attempt, kind, key, purl, name, version, data)
+        SELECT c.survey_id, c.attempt, c.kind, c.key || '#' || n.i, c.purl, c.name, c.version, c.data FROM contents c
+        JOIN subject_contents s ON s.survey_id = c.survey_id AND s.attempt = c.attempt AND s.kind = c.kind, n
+        WHERE s.subject = ? AND c.kind = 'component'`, names[0]!);
+      await subjectChanged(state, names[0]!, 'survey');
+    });
+    await letScoringFinish([{ projectId: large }], 60_000);
+    const out = await inObject(large, (state) => {
+      const subject = names[0]!;
+      const components = state.sql.exec<{ n: number }>("SELECT count(*) AS n FROM contents c JOIN subject_contents s ON s.survey_id = c.survey_id AND s.attempt = c.attempt AND s.kind = c.kind WHERE s.subject = ? AND c.kind = 'component'", subject).one().n;
+      const scored = state.sql.exec<{ as_of: string; stale: number }>('SELECT as_of, stale FROM subject_scores WHERE subject = ?', subject).one();
+      const viaQueue = storedOf(state, subject);
+      refreshSubject(state, { subject, asOf: scored.as_of });
+      return { components, scored, viaQueue, atOnce: storedOf(state, subject), libraries: subjectEvidence(state, subject).evidence.libraries.length };
+    });
+    expect(out.components).toBeGreaterThan(LIBRARY_SCAN_ROWS);
+    expect(out.scored.stale).toBe(0);
+    expect(out.libraries).toBeGreaterThan(0);
+    expect(out.viaQueue.length).toBeGreaterThan(0);
+    // Refreshed at once from the same contents as of the same date, not one row differs (none is written again).
+    expect(out.atOnce).toEqual(out.viaQueue);
+  });
+
+  it('is scanned again when the scan is not of its current analysis attempt', async () => {
+    const answer = await inObject(projectId, (state) => {
+      const subject = names[5]!;
+      const { scan } = scanInPages(state, subject, 40);
+      return { subject, again: refreshSubjects(state, { subjects: [subject], asOf, scanned: { ...scan, attempt: scan.attempt + 1 } }, 40) };
+    });
+    expect(answer.again).toEqual({ refreshed: 0, scanFirst: answer.subject });
   });
 });
 

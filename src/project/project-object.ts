@@ -634,8 +634,12 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => scoring.beginScoring(state, input));
   }
 
-  async refreshSubjects(input: { subjects: string[]; asOf: string }) {
+  async refreshSubjects(input: { subjects: string[]; asOf: string; scanned?: scoring.LibraryScan }) {
     return this.rpc((state) => scoring.refreshSubjects(state, input));
+  }
+
+  async libraryScanPage(input: { subject: string; from?: { surveyId: string; attempt: number; after: string } }) {
+    return this.rpc((state) => scoring.libraryScanPage(state, input));
   }
 
   async scoringSubjects(subjects: string[]) {

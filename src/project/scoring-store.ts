@@ -159,8 +159,12 @@ function currentOf(state: ProjectState, subject: string, kind: string): Current 
   return state.sql.exec<Current>('SELECT survey_id, attempt FROM subject_contents WHERE subject = ? AND kind = ?', subject, kind).toArray()[0] ?? null;
 }
 
-/** What the analysis holds for the subject now, as the scoring model reads it, and how many content rows that took. */
-export function subjectEvidence(state: ProjectState, subject: string): { evidence: SubjectEvidence; rows: number } {
+/**
+ * What the analysis holds for the subject now, as the scoring model reads it, and how many content rows
+ * that took. With `scanned` (its components scanned ahead in pages, from the attempt that is still
+ * current), the components are not read again here.
+ */
+export function subjectEvidence(state: ProjectState, subject: string, scanned?: LibraryScan): { evidence: SubjectEvidence; rows: number } {
   const evidence: SubjectEvidence = { subject, vulns: [], crypto: [], runtime: [], libraries: [] };
   let rows = 0;
   const vuln = currentOf(state, subject, 'vuln_finding');
@@ -196,18 +200,70 @@ export function subjectEvidence(state: ProjectState, subject: string): { evidenc
   }
   if (components) {
     // In key order, as the table's own matching reads them (of several versions of one library, the first worst one counts).
-    const candidates: { key: string; name: string; purl: string | null; version: string | null }[] = [];
-    for (const [key, name, purl, version] of state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null }>(
-      "SELECT key, name, purl, version FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component'", components.survey_id, components.attempt,
-    ).raw() as IterableIterator<[string, string, string | null, string | null]>) {
-      rows++;
-      if (mayBeCryptoLibrary({ purl, name })) candidates.push({ key, name, purl, version });
-    }
+    const ahead = scanned && scanned.surveyId === components.survey_id && scanned.attempt === components.attempt ? scanned.candidates : null;
+    const scan = ahead ? { candidates: ahead, rows: ahead.length } : libraryCandidates(state, components, null, -1);
+    rows += scan.rows;
+    const { candidates } = scan;
     const listed = candidates.length ? listedOf(state, components, candidates.map((c) => c.key)) : new Map<string, number>();
     for (const c of candidates) evidence.libraries.push({ key: c.key, name: c.name, purl: c.purl, version: c.version, listed: listed.get(c.key) ?? 1 });
   }
   rows += evidence.vulns.length + evidence.crypto.length + evidence.runtime.length;
   return { evidence, rows };
+}
+
+/** A component that may be a crypto library, as the table's own matching reads it. */
+export type LibraryCandidate = { key: string; name: string; purl: string | null; version: string | null };
+
+/**
+ * A subject's components scanned ahead for crypto libraries, a page per call (`libraryScanPage`), from
+ * the analysis attempt that was current: a subject of a million components is never read in one call.
+ */
+export interface LibraryScan {
+  subject: string;
+  surveyId: string | null;
+  attempt: number;
+  candidates: LibraryCandidate[];
+}
+
+/**
+ * Component rows one call reads for crypto libraries (about 15 ms on the bench's machine, 40 ms loaded): a subject
+ * with more is scanned ahead in pages before its refresh.
+ */
+export const LIBRARY_SCAN_ROWS = 10_000;
+
+/** The crypto-library candidates among an attempt's components after `after` (key order), reading at most `limit` rows (-1: all). */
+function libraryCandidates(state: ProjectState, components: Current, after: string | null, limit: number) {
+  const candidates: LibraryCandidate[] = [];
+  let rows = 0;
+  let last: string | null = null;
+  const query = `SELECT key, name, purl, version FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component'${after === null ? '' : ' AND key > ?'} ORDER BY key LIMIT ?`;
+  const params = after === null ? [limit] : [after, limit];
+  for (const [key, name, purl, version] of state.sql.exec(query, components.survey_id, components.attempt, ...params)
+    .raw() as IterableIterator<[string, string, string | null, string | null]>) {
+    rows++;
+    last = key;
+    if (mayBeCryptoLibrary({ purl, name })) candidates.push({ key, name, purl, version });
+  }
+  return { candidates, rows, last };
+}
+
+/** Whether an attempt holds more than `limit` components (counted on the key index, stopping past the limit). */
+function componentsOver(state: ProjectState, components: Current, limit: number): boolean {
+  return state.sql.exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component' LIMIT ?)",
+    components.survey_id, components.attempt, limit + 1).one().n > limit;
+}
+
+/**
+ * One page of a subject's library scan: the first (no `from`) starts at its current components, the
+ * next ones continue the same attempt after `after`. `next` is null once every row was read.
+ */
+export function libraryScanPage(state: ProjectState, input: { subject: string; from?: { surveyId: string; attempt: number; after: string }; limit?: number }):
+  { surveyId: string | null; attempt: number; candidates: LibraryCandidate[]; next: string | null } {
+  const limit = input.limit ?? LIBRARY_SCAN_ROWS;
+  const components = input.from ? { survey_id: input.from.surveyId, attempt: input.from.attempt } : currentOf(state, input.subject, 'component');
+  if (!components) return { surveyId: null, attempt: 0, candidates: [], next: null };
+  const page = libraryCandidates(state, components, input.from?.after ?? null, limit);
+  return { surveyId: components.survey_id, attempt: components.attempt, candidates: page.candidates, next: page.rows === limit ? page.last : null };
 }
 
 /** How many times each of some components was listed (`listed` of its data), when its data says. */
@@ -222,8 +278,8 @@ function listedOf(state: ProjectState, components: Current, keys: string[]): Map
  * Recomputes a subject's scored findings and penalties from its current contents, as of `asOf`.
  * Answers how many findings it has and how many content rows it read (the work it took).
  */
-export function refreshSubject(state: ProjectState, input: { subject: string; asOf: string }): { findings: number; rows: number } {
-  const { evidence, rows } = subjectEvidence(state, input.subject);
+export function refreshSubject(state: ProjectState, input: { subject: string; asOf: string; scanned?: LibraryScan }): { findings: number; rows: number } {
+  const { evidence, rows } = subjectEvidence(state, input.subject, input.scanned);
   const findings = scoredFindings(evidence, input.asOf);
   const sums: Record<Axis, number> = { pqc: 0, vuln: 0, agility: 0 };
   for (const f of findings) sums[f.axis] += f.penalty;
@@ -255,19 +311,33 @@ function writeScoredFindings(state: ProjectState, subject: string, findings: Sco
   for (const id of stored.keys()) state.sql.exec('DELETE FROM scored_findings WHERE subject = ? AND id = ?', subject, id);
 }
 
-/** Content rows one refresh call reads at most (a subject is not split): about 25 ms of work on the bench's machine. */
+/** Content rows one refresh call reads at most (a subject's findings are not split; its components are scanned ahead past LIBRARY_SCAN_ROWS): about 25 ms of work on the bench's machine. */
 export const REFRESH_ROWS = 3_000;
 
-/** Refreshes the subjects in order until REFRESH_ROWS content rows were read (at least one subject); answers how many it refreshed. */
-export function refreshSubjects(state: ProjectState, input: { subjects: string[]; asOf: string }): { refreshed: number } {
+/**
+ * Refreshes the subjects in order until REFRESH_ROWS content rows were read (at least one subject);
+ * answers how many it refreshed. It stops before a subject of more than `scanRows` components that was
+ * not scanned ahead (`scanned`, from its current attempt), naming it in `scanFirst`.
+ */
+export function refreshSubjects(state: ProjectState, input: { subjects: string[]; asOf: string; scanned?: LibraryScan }, scanRows = LIBRARY_SCAN_ROWS):
+  { refreshed: number; scanFirst?: string } {
   let rows = 0;
   let refreshed = 0;
   for (const subject of input.subjects) {
-    rows += refreshSubject(state, { subject, asOf: input.asOf }).rows;
+    const scanned = input.scanned?.subject === subject ? input.scanned : undefined;
+    if (mustScanFirst(state, subject, scanned, scanRows)) return { refreshed, scanFirst: subject };
+    rows += refreshSubject(state, { subject, asOf: input.asOf, scanned }).rows;
     refreshed++;
     if (rows >= REFRESH_ROWS) break;
   }
   return { refreshed };
+}
+
+/** A subject whose current components are too many to read in one call, and were not scanned ahead from them. */
+function mustScanFirst(state: ProjectState, subject: string, scanned: LibraryScan | undefined, scanRows: number): boolean {
+  const components = currentOf(state, subject, 'component');
+  if (!components || (scanned?.surveyId === components.survey_id && scanned.attempt === components.attempt)) return false;
+  return componentsOver(state, components, scanRows);
 }
 
 // ---- scoring inputs and results ----

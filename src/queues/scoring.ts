@@ -11,7 +11,7 @@ import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
 import { newOrderedId } from '../lib/ids';
 import { withProjectWork, type ProjectStub } from '../project/client';
-import type { ScoringStart, ScoringSubject, StagedFix, StoredScoredFinding } from '../project/scoring-store';
+import type { LibraryScan, libraryScanPage, ScoringStart, ScoringSubject, StagedFix, StoredScoredFinding } from '../project/scoring-store';
 import type { ScoredFinding } from '../scoring/findings';
 import { breakdownSteps, portfolioScores, rankFixesSteps, scoreAnswer, type FixRow, type PortfolioModel, type Steps } from '../scoring/portfolio';
 import { yieldNow, yieldToEventLoop } from '../lib/yielding';
@@ -117,6 +117,42 @@ export async function computeScoring(subjects: ScoringSubject[], findings: Score
   return { model, state, rows };
 }
 
+/** A subject scanned again this many times (its contents replaced meanwhile each time) fails the attempt, to be retried. */
+const MAX_SCANS = 3;
+
+/**
+ * Refreshes the stale subjects' findings, as many per call as the object's budget allows; a subject too
+ * large for one call has its components scanned ahead in pages first (`scanFirst`).
+ */
+async function refreshStale(work: ScoringRun, stale: string[], asOf: string): Promise<void> {
+  let scanned: LibraryScan | undefined;
+  let scans = 0;
+  for (let i = 0; i < stale.length;) {
+    const answer = await work.call<{ refreshed: number; scanFirst?: string }>((stub) => stub.refreshSubjects({ subjects: stale.slice(i, i + REFRESH_SLICE), asOf, scanned }));
+    i += answer.refreshed;
+    if (answer.refreshed) scanned = undefined, scans = 0;
+    if (answer.scanFirst) {
+      if (++scans > MAX_SCANS) throw new Error(`the contents of subject ${answer.scanFirst} were replaced during each of ${MAX_SCANS} scans`);
+      scanned = await scanLibraries(work, answer.scanFirst);
+    } else if (answer.refreshed < 1) throw new Error(`the project object refreshed none of ${stale.length - i} subjects`);
+    await yieldNow();
+  }
+}
+
+/** A subject's components scanned for crypto libraries a page per call, all from the attempt current at the first. */
+async function scanLibraries(work: ScoringRun, subject: string): Promise<LibraryScan> {
+  type Page = ReturnType<typeof libraryScanPage>;
+  let page = await work.call<Page>((stub) => stub.libraryScanPage({ subject }));
+  const scan: LibraryScan = { subject, surveyId: page.surveyId, attempt: page.attempt, candidates: [...page.candidates] };
+  while (page.next && scan.surveyId) {
+    const from = { surveyId: scan.surveyId, attempt: scan.attempt, after: page.next };
+    page = await work.call<Page>((stub) => stub.libraryScanPage({ subject, from }));
+    scan.candidates.push(...page.candidates);
+    await yieldNow();
+  }
+  return scan;
+}
+
 /** Scores one portfolio; returns normally when done with the message (ack), throws to retry. */
 export async function scorePortfolio(env: Env, message: ScoringMessageBody): Promise<void> {
   const { projectId, portfolioId, generation } = message;
@@ -127,12 +163,7 @@ export async function scorePortfolio(env: Env, message: ScoringMessageBody): Pro
   // Phase times for the log line below. (Deployed, Date.now() moves only with I/O: computing shows in the writes.)
   const at = [Date.now()];
   const stale = start.stale ?? [];
-  for (let i = 0; i < stale.length;) {
-    const { refreshed } = await work.call<{ refreshed: number }>((stub) => stub.refreshSubjects({ subjects: stale.slice(i, i + REFRESH_SLICE), asOf }));
-    if (refreshed < 1) throw new Error(`the project object refreshed none of ${stale.length - i} subjects`);
-    i += refreshed;
-    await yieldNow();
-  }
+  await refreshStale(work, stale, asOf);
   at.push(Date.now());
   const subjects = await work.call<ScoringSubject[]>((stub) => stub.scoringSubjects(start.members ?? []));
   const findings = await findingsOf(work, subjects.map((s) => s.name));
