@@ -51,24 +51,41 @@ function lineWriter(columns: Column[], section: SectionModel): (row: Record<stri
   };
 }
 
+/** Lines gathered into chunks of `ROWS_PER_CHUNK` rows. */
+class LineChunks {
+  private text = '';
+  private rows = 0;
+
+  /** Adds a line; answers the chunk when it is full, else null. */
+  add(line: string): string | null {
+    this.text += line;
+    if (++this.rows < ROWS_PER_CHUNK) return null;
+    const full = this.text;
+    this.text = '';
+    this.rows = 0;
+    return full;
+  }
+
+  /** What is left once every line was added, or null. */
+  rest(): string | null {
+    return this.text === '' ? null : this.text;
+  }
+}
+
 /** The document as chunks of text, in order: the BOM and header, then `ROWS_PER_CHUNK` rows at a time. */
 export function* renderCsv(model: RenderModel): Generator<string> {
   const columns = unionColumns(model);
   yield headerLine(columns);
-  let chunk = '';
-  let rowsInChunk = 0;
+  const chunks = new LineChunks();
   for (const section of model.sections) {
     const lineOf = lineWriter(columns, section);
     for (const row of section.rows) {
-      chunk += lineOf(row);
-      if (++rowsInChunk === ROWS_PER_CHUNK) {
-        yield chunk;
-        chunk = '';
-        rowsInChunk = 0;
-      }
+      const full = chunks.add(lineOf(row));
+      if (full !== null) yield full;
     }
   }
-  if (chunk !== '') yield chunk;
+  const rest = chunks.rest();
+  if (rest !== null) yield rest;
 }
 
 /**
@@ -78,18 +95,14 @@ export function* renderCsv(model: RenderModel): Generator<string> {
 export async function* streamCsv(model: RenderModel): AsyncGenerator<string> {
   const columns = unionColumns(model);
   yield headerLine(columns);
-  let chunk = '';
-  let rowsInChunk = 0;
+  const chunks = new LineChunks();
   for (const section of model.sections) {
     const lineOf = lineWriter(columns, section);
     for await (const row of section.everyRow?.() ?? section.rows) {
-      chunk += lineOf(row);
-      if (++rowsInChunk === ROWS_PER_CHUNK) {
-        yield chunk;
-        chunk = '';
-        rowsInChunk = 0;
-      }
+      const full = chunks.add(lineOf(row));
+      if (full !== null) yield full;
     }
   }
-  if (chunk !== '') yield chunk;
+  const rest = chunks.rest();
+  if (rest !== null) yield rest;
 }
