@@ -49,7 +49,7 @@ function sourceCurrent(state: ProjectState, surveyType: string, reuse: Pick<Anal
 export function reusableAnalysis(state: ProjectState, survey: JobRow, bundleId: string): AnalysisReuse | null {
   const bundle = state.db.select({ sha256: bundles.sha256 }).from(bundles).where(eq(bundles.id, bundleId)).get();
   if (!bundle) return null;
-  // No index on sha256: one bundle row per upload, read only here, once per survey.
+  // Through the bundles_sha256 index: the surveys of these bytes, not every bundle of the project.
   const earlier = state.sql.exec<{ id: string }>(
     `SELECT j.id FROM bundles b JOIN jobs j ON j.id = b.survey_id
      WHERE b.sha256 = ? AND j.parent_id IS NULL AND j.id < ? AND j.type = ? AND IFNULL(j.target, '') = ?

@@ -55,7 +55,11 @@ export const bundles = sqliteTable('bundles', {
   blobKey: text('blob_key').notNull(),
   surveyId: text('survey_id').notNull(),
   uploadedAt: text('uploaded_at').notNull(),
-}, (t) => [index('bundles_uploaded').on(t.uploadedAt, t.id)]);
+}, (t) => [
+  index('bundles_uploaded').on(t.uploadedAt, t.id),
+  // An unchanged bundle's re-survey finds the earlier surveys of the same bytes (src/project/analysis-reuse.ts).
+  index('bundles_sha256').on(t.sha256, t.surveyId),
+]);
 
 /** R2 multipart uploads in flight or done; `blobKey` is where the bundle lands. */
 export const uploads = sqliteTable('uploads', {

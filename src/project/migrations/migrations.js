@@ -10,6 +10,7 @@ import m0007 from './0007_scoring_again.sql';
 import m0008 from './0008_portfolio_snapshots.sql';
 import m0009 from './0009_report_search_terms.sql';
 import m0010 from './0010_fix_parts.sql';
+import m0011 from './0011_bundles_sha256.sql';
 
   export default {
     journal,
@@ -24,7 +25,8 @@ m0006,
 m0007,
 m0008,
 m0009,
-m0010
+m0010,
+m0011
     }
   }
   

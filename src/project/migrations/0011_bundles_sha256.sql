@@ -1,0 +1,1 @@
+CREATE INDEX `bundles_sha256` ON `bundles` (`sha256`,`survey_id`);
