@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { readDevVars, root } from '../scripts/local.mjs';
-import { benchService, cli, createPass, generateSbom, until } from './harness.mjs';
+import { benchService, cli, createPass, generateSbom, projectQuiet, storeFigures, until } from './harness.mjs';
 
 const PORT = Number(process.env.BENCH_PORT || 8820);
 const COMPONENTS = Number(process.env.BENCH_COMPONENTS || 5000);
@@ -26,11 +26,7 @@ const svc = await benchService(PORT, 'growth');
 const { DEV_SECRET } = readDevVars();
 const session = { authorization: `Bearer ${svc.session}`, 'content-type': 'application/json' };
 
-async function figures(projectId = svc.projectId) {
-  const res = await fetch(`${svc.base}/api/v1/dev/store-figures?projectId=${projectId}`, { headers: { 'x-dev-secret': DEV_SECRET } });
-  if (!res.ok) throw new Error(`store figures: ${res.status} ${await res.text()}`);
-  return res.json();
-}
+const figures = (projectId = svc.projectId) => storeFigures(svc, DEV_SECRET, projectId);
 
 /** What changed between two figures: size, and rows and bytes per table (only tables that moved). */
 function delta(before, after) {
@@ -46,16 +42,7 @@ function delta(before, after) {
   };
 }
 
-/** Nothing left running in the demo project: no job pending or running, portfolios scored, no queued deletions. */
-async function quiet() {
-  for (const status of ['PENDING', 'RUNNING']) {
-    const page = await (await fetch(`${svc.P}/v1/job?status=${status}&limit=1`, { headers: session })).json();
-    if (page.jobs?.length !== 0) return false;
-  }
-  const list = await (await fetch(`${svc.P}/v1/portfolio`, { headers: session })).json();
-  if (!list.portfolios?.every((p) => p.scoring === 'scored')) return false;
-  return (await figures()).project.tables.content_purges.rows === 0;
-}
+const quiet = () => projectQuiet(svc, DEV_SECRET);
 
 const kb = (bytes) => `${(bytes / 1000).toFixed(1)} kB`;
 const mb = (bytes) => `${(bytes / 1e6).toFixed(2)} MB`;

@@ -135,6 +135,25 @@ export function timedRequest(url, { method = 'GET', headers = {}, body } = {}) {
   });
 }
 
+/** The dev route's store figures: rows and bytes per table of the project's object and of the control database, and R2. */
+export async function storeFigures(svc, devSecret, projectId = svc.projectId) {
+  const res = await fetch(`${svc.base}/api/v1/dev/store-figures?projectId=${projectId}`, { headers: { 'x-dev-secret': devSecret } });
+  if (!res.ok) throw new Error(`store figures: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** Nothing left running in the bench's project: no job pending or running, portfolios scored, no queued deletions. */
+export async function projectQuiet(svc, devSecret) {
+  const headers = { authorization: `Bearer ${svc.session}` };
+  for (const status of ['PENDING', 'RUNNING']) {
+    const page = await (await fetch(`${svc.P}/v1/job?status=${status}&limit=1`, { headers })).json();
+    if (page.jobs?.length !== 0) return false;
+  }
+  const list = await (await fetch(`${svc.P}/v1/portfolio`, { headers })).json();
+  if (!list.portfolios?.every((p) => p.scoring === 'scored')) return false;
+  return ((await storeFigures(svc, devSecret)).project.tables.content_purges?.rows ?? 0) === 0;
+}
+
 /** Waits until `check()` is truthy (polled every `everyMs`), else throws `failure`. */
 export async function until(check, failure, timeoutMs = 60_000, everyMs = 200) {
   const deadline = Date.now() + timeoutMs;

@@ -12,7 +12,7 @@
 // the first. Settings: BENCH_PORT (8911), BENCH_SIZES (5000,20000).
 import { join } from 'node:path';
 import { readDevVars } from '../scripts/local.mjs';
-import { benchService, cli, createPass, generateSbom, until } from './harness.mjs';
+import { benchService, cli, createPass, generateSbom, projectQuiet, storeFigures, until } from './harness.mjs';
 
 const PORT = Number(process.env.BENCH_PORT || 8911);
 const SIZES = (process.env.BENCH_SIZES || '5000,20000').split(',').map(Number);
@@ -22,11 +22,7 @@ const svc = await benchService(PORT, 'resurvey');
 const { DEV_SECRET } = readDevVars();
 const session = { authorization: `Bearer ${svc.session}`, 'content-type': 'application/json' };
 
-async function tables() {
-  const res = await fetch(`${svc.base}/api/v1/dev/store-figures?projectId=${svc.projectId}`, { headers: { 'x-dev-secret': DEV_SECRET } });
-  if (!res.ok) throw new Error(`store figures: ${res.status} ${await res.text()}`);
-  return (await res.json()).project.tables;
-}
+const tables = async () => (await storeFigures(svc, DEV_SECRET)).project.tables;
 
 /** Rows added or removed per table between two figures (tables that moved only). */
 function rowChanges(before, after) {
@@ -34,16 +30,7 @@ function rowChanges(before, after) {
     .map((name) => [name, (after[name]?.rows ?? 0) - (before[name]?.rows ?? 0)]).filter(([, n]) => n !== 0));
 }
 
-/** Nothing left running: no job pending or running, portfolios scored, no queued deletions. */
-async function quiet() {
-  for (const status of ['PENDING', 'RUNNING']) {
-    const page = await (await fetch(`${svc.P}/v1/job?status=${status}&limit=1`, { headers: session })).json();
-    if (page.jobs?.length !== 0) return false;
-  }
-  const list = await (await fetch(`${svc.P}/v1/portfolio`, { headers: session })).json();
-  if (!list.portfolios?.every((p) => p.scoring === 'scored')) return false;
-  return ((await tables()).content_purges?.rows ?? 0) === 0;
-}
+const quiet = () => projectQuiet(svc, DEV_SECRET);
 
 const ms = (from, to) => Date.parse(to) - Date.parse(from);
 const pct = (part, whole) => `${((100 * part) / whole).toFixed(1)}%`;
