@@ -4,8 +4,12 @@ import type { Cell, Column, RenderModel, SectionModel } from './model';
 
 export { CSV_TEMPLATE } from './templates';
 
-/** Rows per yielded chunk, so a large report is never one string in memory nor a chunk per cell. */
-const ROWS_PER_CHUNK = 500;
+/**
+ * Characters per yielded chunk (rows are not split), so a large report is never one string in memory
+ * nor a chunk per cell; and no chunk is so large that V8 allocates it in its large-object space
+ * (strings over about 128 KB), where it waits for a full collection.
+ */
+export const CSV_CHUNK_CHARS = 32 * 1024;
 
 // A byte order mark first: Excel opens a double-clicked .csv in the machine's legacy code page unless the
 // file starts with a UTF-8 BOM, which garbles every non-Latin name. RFC 4180 tools that care skip it
@@ -51,18 +55,16 @@ function lineWriter(columns: Column[], section: SectionModel): (row: Record<stri
   };
 }
 
-/** Lines gathered into chunks of `ROWS_PER_CHUNK` rows. */
+/** Lines gathered into chunks of about `CSV_CHUNK_CHARS` characters. */
 class LineChunks {
   private text = '';
-  private rows = 0;
 
   /** Adds a line; answers the chunk when it is full, else null. */
   add(line: string): string | null {
     this.text += line;
-    if (++this.rows < ROWS_PER_CHUNK) return null;
+    if (this.text.length < CSV_CHUNK_CHARS) return null;
     const full = this.text;
     this.text = '';
-    this.rows = 0;
     return full;
   }
 
@@ -72,7 +74,7 @@ class LineChunks {
   }
 }
 
-/** The document as chunks of text, in order: the BOM and header, then `ROWS_PER_CHUNK` rows at a time. */
+/** The document as chunks of text, in order: the BOM and header, then about `CSV_CHUNK_CHARS` characters of rows at a time. */
 export function* renderCsv(model: RenderModel): Generator<string> {
   const columns = unionColumns(model);
   yield headerLine(columns);

@@ -1,10 +1,10 @@
-// The section rows of the XLSX, written as sheet XML and streamed into the package with fflate,
-// not held as exceljs cells: exceljs keeps every cell as objects and builds each sheet's XML whole,
+// The section rows of the XLSX, written as sheet XML and streamed into the package (fflate's zip
+// container, the runtime's deflate), not held as exceljs cells: exceljs keeps every cell as objects and builds each sheet's XML whole,
 // which for 20,000 entries (140,000 cells) peaked at about 110 MB of JS heap (19 MB of it the model)
 // and failed under a 96 MB heap cap; streamed, the peak is about 30 MB. exceljs still writes all the
 // rest (Summary, styles, headers, panes, filters); the rows take each column's style from the `<col>`
 // elements it wrote, and their texts join its shared strings (exceljs decodes `_xHHHH_` only there).
-import { Zip, ZipDeflate, strFromU8, unzipSync } from 'fflate';
+import { Zip, ZipPassThrough, strFromU8, unzipSync, type FlateError } from 'fflate';
 import { concatBytes } from '../lib/bytes';
 import { numericValue, parseIsoDate } from './cells';
 import type { Cell, Column, SectionModel } from './model';
@@ -24,8 +24,12 @@ export interface SectionSheet {
 
 /** Excel refuses longer cell texts. */
 const MAX_CELL_TEXT = 32_767;
-/** XML text is converted to bytes and compressed in pieces of about this many characters. */
-const CHUNK_CHARS = 256 * 1024;
+/**
+ * XML text is converted to bytes and compressed in pieces of about this many characters: small
+ * enough to stay an ordinary young-generation string (V8 puts a string over about 128 KB straight
+ * into its large-object space, where each piece waited for a full collection).
+ */
+const CHUNK_CHARS = 32 * 1024;
 const MS_PER_DAY = 86_400_000;
 /** The height in points of a line of 11 pt Calibri, and the most lines a row grows to. */
 export const LINE_HEIGHT = 15;
@@ -55,9 +59,12 @@ export async function* packageChunks(skeleton: Uint8Array, sheets: SectionSheet[
   const sheetByPath = new Map(sheets.map((sheet) => [sheet.path, sheet]));
   const out: Uint8Array[] = [];
   let failure: Error | null = null;
-  const zip = new Zip((error, chunk) => {
+  let ended!: () => void;
+  const zipEnded = new Promise<void>((resolve) => (ended = resolve));
+  const zip = new Zip((error, chunk, final) => {
     if (error) failure = error;
     else out.push(chunk);
+    if (error || final) ended();
   });
   const compressed = function* () {
     if (failure) throw failure;
@@ -65,7 +72,7 @@ export async function* packageChunks(skeleton: Uint8Array, sheets: SectionSheet[
   };
   const sink = new TextSink();
   const add = (path: string) => {
-    const entry = new ZipDeflate(path, { level: 6 });
+    const entry = new NativeDeflate(path);
     zip.add(entry);
     return entry;
   };
@@ -80,11 +87,12 @@ export async function* packageChunks(skeleton: Uint8Array, sheets: SectionSheet[
     delete parts[path];
     const sheet = sheetByPath.get(path);
     if (sheet) for await (const _ of writeSheet(sink.into(add(path)), strFromU8(data), sheet, strings)) yield* compressed();
-    else add(path).push(data, true);
+    else await add(path).write(data, true);
     yield* compressed();
   }
-  strings.write(sink.into(add(SHARED_STRINGS)));
+  await strings.write(sink.into(add(SHARED_STRINGS)));
   zip.end();
+  await zipEnded;
   yield* compressed();
 }
 
@@ -98,23 +106,74 @@ export async function withSectionRows(skeleton: Uint8Array, sheets: SectionSheet
 const SHARED_STRINGS = 'xl/sharedStrings.xml';
 
 /** Appends text to a zip entry; `final` ends the entry. */
-type WriteText = (text: string, final?: boolean) => void;
+type WriteText = (text: string, final?: boolean) => Promise<void>;
 
 /**
- * Encodes text for zip entries through one reused buffer: fflate copies what it is pushed, so the
- * tens of megabytes of sheet XML never exist as encoded arrays waiting for the collector.
+ * A zip entry deflated by the runtime's `CompressionStream('deflate-raw')`. fflate's own ZipDeflate
+ * allocates an output array the size of its input on every push, so a sheet of 1.5 GB of XML left
+ * gigabytes of ArrayBuffers for the collector; here only the compressed bytes become new arrays.
+ * fflate keeps writing the container (headers, CRC, sizes in the data descriptor): a subclass of
+ * ZipPassThrough that sets `compression` is its documented way to plug in another compressor.
+ */
+class NativeDeflate extends ZipPassThrough {
+  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  private written: Promise<void> = Promise.resolve();
+
+  constructor(filename: string) {
+    super(filename);
+    this.compression = 8;
+    const stream = new CompressionStream('deflate-raw');
+    this.writer = stream.writable.getWriter();
+    void this.drain(stream.readable.getReader());
+  }
+
+  /** Pushes bytes (their CRC and size counted by ZipPassThrough) and answers once the compressor has taken them: the caller may then reuse the array. */
+  async write(chunk: Uint8Array, final = false): Promise<void> {
+    this.push(chunk, final);
+    await this.written;
+  }
+
+  override process(chunk: Uint8Array, final: boolean): void {
+    const previous = this.written;
+    this.written = (async () => {
+      await previous;
+      if (chunk.byteLength) await this.writer.write(chunk);
+      if (final) await this.writer.close();
+    })();
+    // A failed write reaches the zip through the reader, which fails with it.
+    this.written.catch(() => {});
+  }
+
+  private async drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        this.ondata(null, value, false);
+      }
+      this.ondata(null, new Uint8Array(0), true);
+    } catch (error) {
+      this.ondata(Object.assign(error instanceof Error ? error : new Error(String(error)), { code: 0 }) as FlateError, null as never, true);
+    }
+  }
+}
+
+/**
+ * Encodes text for zip entries through one reused buffer, each piece handed to the compressor before
+ * the next is encoded: the tens of megabytes of sheet XML never exist as encoded arrays waiting for
+ * the collector.
  */
 class TextSink {
   private readonly buffer = new Uint8Array(64 * 1024);
   private readonly encoder = new TextEncoder();
 
-  into(entry: ZipDeflate): WriteText {
-    return (text, final = false) => {
+  into(entry: NativeDeflate): WriteText {
+    return async (text, final = false) => {
       let rest = text;
       do {
         const { read, written } = this.encoder.encodeInto(rest, this.buffer);
         rest = rest.slice(read);
-        entry.push(this.buffer.subarray(0, written), final && rest.length === 0);
+        await entry.write(this.buffer.subarray(0, written), final && rest.length === 0);
       } while (rest.length > 0);
     };
   }
@@ -150,20 +209,20 @@ class SharedStrings {
     return index;
   }
 
-  write(write: WriteText): void {
+  async write(write: WriteText): Promise<void> {
     const counts = `count="${this.count + this.references}" uniqueCount="${this.uniqueCount + this.added.size}"`;
-    write(this.head.replace(/\bcount="\d+" uniqueCount="\d+"/, counts));
+    await write(this.head.replace(/\bcount="\d+" uniqueCount="\d+"/, counts));
     let part = '';
     for (const text of this.added.keys()) {
       const escaped = escapeXml(excelText(text));
       // Without xml:space="preserve" readers drop leading and trailing spaces and line breaks.
       part += /^\s|\s$|\n/.test(escaped) ? `<si><t xml:space="preserve">${escaped}</t></si>` : `<si><t>${escaped}</t></si>`;
       if (part.length > CHUNK_CHARS) {
-        write(part);
+        await write(part);
         part = '';
       }
     }
-    write(part + this.tail, true);
+    await write(part + this.tail, true);
   }
 }
 
@@ -180,7 +239,7 @@ async function* writeSheet(write: WriteText, xml: string, { section, wrapWidths,
   const cut = listed < entries;
   const lastRow = listed + 1 + (cut ? 1 : 0);
   const text: TextCell = section.everyRow ? inlineText : (value) => `t="s"><v>${strings.indexOf(value)}</v>`;
-  write(xml.slice(0, end).replace(/<dimension ref="[^"]*"\/>/, `<dimension ref="A1:${letters.at(-1) ?? 'A'}${lastRow}"/>`));
+  await write(xml.slice(0, end).replace(/<dimension ref="[^"]*"\/>/, `<dimension ref="A1:${letters.at(-1) ?? 'A'}${lastRow}"/>`));
   let part = '';
   let index = 0;
   for await (const row of section.everyRow?.() ?? section.rows) {
@@ -193,13 +252,13 @@ async function* writeSheet(write: WriteText, xml: string, { section, wrapWidths,
     part += '</row>';
     index++;
     if (part.length > CHUNK_CHARS) {
-      write(part);
+      await write(part);
       part = '';
       yield;
     }
   }
   if (cut) part += `<row r="${lastRow}"><c r="A${lastRow}" s="${styles[0] ?? '0'}" ${text(leftOutNote(entries, listed, sheetRows))}</c></row>`;
-  write(part + xml.slice(end), true);
+  await write(part + xml.slice(end), true);
 }
 
 /** A text cell's type and value (after `<c r=".." s=".." `): a shared string's index or an inline string. */
@@ -244,8 +303,11 @@ export function wrappedLines(value: Cell | undefined, width: number | null): num
   if (width === null || typeof value !== 'string') return 1;
   // Prose fits a few more characters than the width (counted in digits), word wrapping wastes a few.
   const perLine = Math.max(1, width);
+  const linesOf = (paragraph: string) => Math.max(1, Math.ceil((paragraph.length + (paragraph.match(WIDE)?.length ?? 0)) / perLine));
+  // Most cells are one paragraph: counted without splitting (this runs for every cell of every row).
+  if (!/[\r\n]/.test(value)) return Math.min(linesOf(value), MAX_LINES);
   let lines = 0;
-  for (const paragraph of value.split(/\r\n|\r|\n/)) lines += Math.max(1, Math.ceil((paragraph.length + (paragraph.match(WIDE)?.length ?? 0)) / perLine));
+  for (const paragraph of value.split(/\r\n|\r|\n/)) lines += linesOf(paragraph);
   return Math.min(lines, MAX_LINES);
 }
 

@@ -3,13 +3,18 @@
 // last the same size, as R2 requires) and then filled again; a document smaller than one part is a
 // single put.
 
-/** 8 MiB: above R2's 5 MiB minimum part size, far below a Worker's memory. */
-export const REPORT_PART_BYTES = 8 * 1024 * 1024;
+/**
+ * R2's minimum part size (5 MiB): the part buffer and the copy R2 takes of it are the largest arrays a
+ * rendering holds, so the smallest part R2 accepts keeps a streamed document's memory lowest.
+ */
+export const REPORT_PART_BYTES = 5 * 1024 * 1024;
 /**
  * Written text is encoded this many characters at a time: a document is written a component at a time,
  * and encoding each on its own made a million small buffers (and their backing stores) per document.
+ * Not more: a joined string over about 128 KB goes to V8's large-object space and waits there for a
+ * full collection.
  */
-const ENCODE_CHARS = 256 * 1024;
+const ENCODE_CHARS = 32 * 1024;
 /** Text is encoded through a scratch buffer of this size, then copied into the part. */
 const SCRATCH_BYTES = 64 * 1024;
 /** The part buffer starts this small (most documents are small) and doubles up to a part as it fills. */

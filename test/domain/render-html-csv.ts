@@ -6,7 +6,7 @@ import type { DefaultTreeAdapterTypes } from 'parse5';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { elements, textOf } from '../html';
-import { CSV_TEMPLATE, renderCsv } from '../../src/render/csv';
+import { CSV_CHUNK_CHARS, CSV_TEMPLATE, renderCsv } from '../../src/render/csv';
 import { HTML_TEMPLATE, renderHtml } from '../../src/render/html';
 import type { RenderModel } from '../../src/render/model';
 import { HOSTILE, SCRIPTS, sampleModel } from '../render-sample';
@@ -201,11 +201,19 @@ describe('CSV document', () => {
     ]);
   });
 
-  it('holds all 20,000 entries, streamed in batches of rows', () => {
+  it('holds all 20,000 entries, streamed in chunks of whole rows of bounded size', () => {
     const large = sampleModel(20_000);
     const { chunks, text, milliseconds, bytes } = render(renderCsv, large);
     console.log(`CSV, 20,000 entries: ${milliseconds.toFixed(0)} ms, ${(bytes / 1e6).toFixed(1)} MB in ${chunks.length} chunks`);
-    expect(chunks.length).toBe(1 + 20_000 / 500);
+    // The header, then chunks of whole lines of at least CSV_CHUNK_CHARS characters (the last one shorter),
+    // none much larger: no chunk is the document, none is a row.
+    const longestLine = Math.max(...text.split('\r\n').map((line) => line.length + 2));
+    expect(chunks.length).toBeGreaterThan(20);
+    for (const [index, chunk] of chunks.slice(1).entries()) {
+      expect(chunk.endsWith('\r\n')).toBe(true);
+      if (index < chunks.length - 2) expect(chunk.length).toBeGreaterThanOrEqual(CSV_CHUNK_CHARS);
+      expect(chunk.length).toBeLessThan(CSV_CHUNK_CHARS + longestLine);
+    }
     const rows: string[][] = parseCsv(text, { bom: true, relax_column_count: false });
     expect(rows.length).toBe(20_001);
     expect(rows.slice(1).map((r) => r[0])).toEqual(large.sections.flatMap((s) => s.rows.map(() => s.name)));
