@@ -83,9 +83,12 @@ export async function generateSbom(file, count, subject) {
 }
 
 export async function createPass(P, session) {
-  const res = await fetch(`${P}/credential/spice-pass`, {
+  const ask = () => fetch(`${P}/credential/spice-pass`, {
     method: 'POST', headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json' }, body: '{}',
   });
+  // The first request after a pause (the vulnerability import) may reuse a kept-alive connection that
+  // wrangler dev is closing at that moment ("other side closed"): nothing was sent, so ask again once.
+  const res = await ask().catch((error) => (error.cause?.code === 'UND_ERR_SOCKET' ? ask() : Promise.reject(error)));
   if (res.status !== 201) throw new Error(`could not create an upload pass: ${res.status} ${await res.text()}`);
   return (await res.json()).jwt;
 }
@@ -312,6 +315,9 @@ export function printProfile(what, profile, sourceMap, parts, top = 25) {
   };
   const self = new Map();
   const inclusive = new Map();
+  const ours = (name) => / src\//.test(name);
+  // Time spent in a library (zod, drizzle, SQLite's exec) is listed with the service's own function that called it.
+  const callers = new Map();
   let total = 0;
   let idle = 0;
   profile.samples.forEach((id, i) => {
@@ -320,6 +326,16 @@ export function printProfile(what, profile, sourceMap, parts, top = 25) {
     const name = label(nodes.get(id));
     if (/^\((idle|program)\)/.test(name)) idle += dt;
     self.set(name, (self.get(name) ?? 0) + dt);
+    if (!ours(name)) {
+      let caller = parent.get(id);
+      while (caller !== undefined && !ours(label(nodes.get(caller)))) caller = parent.get(caller);
+      if (caller !== undefined) {
+        const byCaller = callers.get(name) ?? new Map();
+        const via = label(nodes.get(caller));
+        byCaller.set(via, (byCaller.get(via) ?? 0) + dt);
+        callers.set(name, byCaller);
+      }
+    }
     const seen = new Set();
     for (let at = id; at !== undefined; at = parent.get(at)) {
       const fn = label(nodes.get(at));
@@ -330,10 +346,13 @@ export function printProfile(what, profile, sourceMap, parts, top = 25) {
     }
   });
   const ms = (v) => `${v.toFixed(0).padStart(7)} ms`;
-  const ours = (name) => / src\//.test(name);
+  const mainCaller = (name) => {
+    const byCaller = [...(callers.get(name) ?? [])].sort((a, b) => b[1] - a[1])[0];
+    return byCaller ? ` (${byCaller[1].toFixed(0)} ms of it under ${byCaller[0]})` : '';
+  };
   console.log(`\nCPU profile of the Worker's isolate, ${what}: ${(total / 1000).toFixed(2)} s sampled, ${(idle / 1000).toFixed(2)} s of it idle or outside JavaScript (${file})`);
   console.log(`  self time, top ${top}:`);
-  for (const [name, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${ms(v)}  ${name}`);
+  for (const [name, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${ms(v)}  ${name}${mainCaller(name)}`);
   console.log(`  time inside the service's own functions (inclusive), top ${top}:`);
   const listed = [...inclusive].filter(([name]) => ours(name) || parts.some((p) => name.startsWith(`${p} `))).sort((a, b) => b[1] - a[1]);
   for (const [name, v] of listed.slice(0, top)) console.log(`  ${ms(v)}  ${name}`);
