@@ -64,7 +64,8 @@ try {
     const ms = Date.parse(job.finished_at) - Date.parse(upload.finished_at);
     if (profiled) printProfile(`the survey of ${file.split('/').pop()}`, (await profiler.call('Profiler.stop', {}, { timeoutMs: 300_000 })).profile, sourceMap, ANALYSIS_PARTS, 30);
     const floor = await analysisFloor(service, file);
-    rows.push({ file: file.split('/').pop(), status: job.status, items, ms, floorMs: floor.parseMs + floor.insertMs, steps: stepTimes(job, upload) });
+    const sameRows = items >= 1000 ? await surveyFloor(service, surveyId) : null;
+    rows.push({ file: file.split('/').pop(), status: job.status, items, ms, floorMs: floor.parseMs + floor.insertMs, steps: stepTimes(job, upload), stepFloors: sameRows && stepFloors(job, sameRows) });
     if (file.includes('synthetic-20000')) big20k = job;
   }
   profiler?.close();
@@ -93,6 +94,36 @@ async function quiet(svc, headers) {
 function stepTimes(job, upload) {
   const at = (t) => (t ? Date.parse(t) - Date.parse(upload.finished_at) : '-');
   return job.steps.filter((s) => s !== upload).map((s) => `${s.step_label ?? s.step_type.toLowerCase()} ${at(s.started_at)}..${at(s.finished_at)}`).join(', ');
+}
+
+/**
+ * Issue 22's floors, of the same rows: the ANALYZE step (server timestamps) against every content row
+ * the analysis wrote, written again in one bulk insert; each report step against its entries alone.
+ * The reports are built one after the other by one consumer, so a report step's own time runs from
+ * the previous report's end (or its start) to its own end.
+ */
+function stepFloors(job, floor) {
+  const ms = (from, to) => Date.parse(to) - Date.parse(from);
+  const analyze = job.steps.find((s) => s.step_type === 'ANALYZE');
+  const parts = [{ step: 'analyze', ms: ms(analyze.started_at, analyze.finished_at), rows: floor.contents.rows, floorMs: floor.contents.ms }];
+  const reports = job.steps.filter((s) => s.step_type === 'REPORT' && s.finished_at).sort((a, b) => Date.parse(a.finished_at) - Date.parse(b.finished_at));
+  let previousEnd = null;
+  for (const step of reports) {
+    const type = step.step_label;
+    const written = floor.reports.find((r) => r.type === type);
+    const from = previousEnd && Date.parse(previousEnd) > Date.parse(step.started_at) ? previousEnd : step.started_at;
+    parts.push({ step: type, ms: ms(from, step.finished_at), rows: written?.rows ?? 0, floorMs: written?.ms ?? 0 });
+    previousEnd = step.finished_at;
+  }
+  return parts;
+}
+
+async function surveyFloor(svc, surveyId) {
+  const res = await fetch(`${svc.base}/api/v1/dev/analysis-floor/survey?projectId=${svc.projectId}&surveyId=${encodeURIComponent(surveyId)}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-dev-secret': readDevVars().DEV_SECRET }, body: '{}',
+  });
+  if (!res.ok) throw new Error(`survey floor: ${res.status} ${await res.text()}`);
+  return res.json();
 }
 
 function listJson(dir) {
@@ -172,6 +203,26 @@ function printRuns(rows) {
   for (const r of large) console.log(`- ${r.file}: ${r.steps}`);
   const perItem = large.map((r) => r.ms / r.items);
   console.log(`\nTargets on bundles of 1,000+ items: at most 0.25 ms per item (worst ${Math.max(...perItem).toFixed(3)}), at most 5x the floor (worst ${Math.max(...large.map((r) => r.ms / Math.max(1, r.floorMs))).toFixed(1)}x)`);
+  // Issue 22: each step at most 3x writing the same rows alone (the floor rounded up to 1 ms), and 0.15 ms per item end to end.
+  console.log('\nSteps against the floor of the same rows (issue 22: each at most 3x; the floor writes the rows the step wrote in one bulk insert in the same object):\n');
+  console.log('| bundle | step | step ms | rows | floor ms | x floor | target |');
+  console.log('|---|---|---|---|---|---|---|');
+  const missed = [];
+  for (const r of large.filter((x) => x.stepFloors)) {
+    for (const part of r.stepFloors) {
+      // A report with no entries has no floor to compare with (its step writes the document alone).
+      if (!part.rows) {
+        console.log(`| ${r.file} | ${part.step} | ${part.ms} | 0 | - | - | no rows |`);
+        continue;
+      }
+      const ratio = part.ms / Math.max(1, part.floorMs);
+      const met = ratio <= 3;
+      if (!met) missed.push(`${r.file} ${part.step} (${ratio.toFixed(1)}x)`);
+      console.log(`| ${r.file} | ${part.step} | ${part.ms} | ${part.rows} | ${part.floorMs.toFixed(1)} | ${ratio.toFixed(1)} | ${met ? 'met' : 'MISSED'} |`);
+    }
+  }
+  for (const r of large) if (r.ms / r.items > 0.15) missed.push(`${r.file} end to end ${(r.ms / r.items).toFixed(3)} ms per item (target 0.15)`);
+  console.log(`\nTargets of the same-rows floor and 0.15 ms per item: ${missed.length ? `missed for ${missed.join('; ')}` : 'met'}.`);
 }
 
 async function latency(url, headers) {

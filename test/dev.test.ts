@@ -1,15 +1,24 @@
 // Local development routes: only on an instance with a DEV_SECRET, and only with it.
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { runInDurableObject } from 'cloudflare:test';
+import { afterAll, describe, expect, it } from 'vitest';
 import { app } from '../src/app';
 import { DEMO } from '../src/routes/dev';
 import { cookieOf, DASHBOARD, expectPage, page, post } from './dashboard';
 import { dataTenant } from './data-plane';
 import { api, expectError, json, uniqueEmail } from './helpers';
-import { P } from './pipeline';
+import { projectStub } from '../src/project/client';
+import trivy from './fixtures/cbom/aquasecurity-trivy__crypto-image.cbom.json?raw';
+import { analysed, letRendersFinish, letScoringFinish, P, storedRowCount } from './pipeline';
 
 const dev = (path: string, body: unknown = {}, secret: string | null = env.DEV_SECRET!) =>
   api(path, { body, headers: secret === null ? {} : { 'x-dev-secret': secret } });
+
+const surveyed: { projectId: string; token: string }[] = [];
+afterAll(async () => {
+  await letRendersFinish(surveyed);
+  await letScoringFinish(surveyed);
+});
 
 describe('local development routes', () => {
   it('uses the fixed test secret, not a local .dev.vars', () => {
@@ -118,6 +127,26 @@ describe('local development routes', () => {
     const again = await json(await dev(path));
     expect({ ...again, ms: 0, vulndb_ms: 0 }).toEqual({ ...first, ms: 0, vulndb_ms: 0 });
     expect(await content()).toEqual(items.map((i) => ({ ...i, survey_id: expect.any(String) })));
+  });
+
+  it('measures the floors of a survey: its content rows, and each report\'s entries, written again in one transaction each', async () => {
+    const t = await dataTenant('survey-floor');
+    surveyed.push(t);
+    const survey = await analysed(t, trivy);
+    const floor = await json(await dev(`/api/v1/dev/analysis-floor/survey?projectId=${t.projectId}&surveyId=${survey.surveyId}`));
+    const entryCounts = await runInDurableObject(projectStub(env, t.projectId), (_instance, state) => state.storage.sql.exec<{ type: string; n: number }>(
+      'SELECT r.type AS type, count(e.report_id) AS n FROM reports r LEFT JOIN report_entries e ON e.report_id = r.id WHERE r.survey_id = ? GROUP BY r.id ORDER BY r.id',
+      survey.surveyId).toArray());
+    expect(floor.contents.rows).toBe(await storedRowCount(t.projectId, survey.surveyId));
+    expect(floor.contents.rows).toBeGreaterThan(20);
+    expect(floor.reports.map((r: { type: string; rows: number }) => ({ type: r.type, n: r.rows }))).toEqual(entryCounts.map((r) => ({ type: r.type, n: r.n })));
+    expect(entryCounts.find((r) => r.type === 'pqc-inventory')!.n).toBeGreaterThan(0);
+    for (const ms of [floor.contents.ms, ...floor.reports.map((r: { ms: number }) => r.ms)]) expect(ms).toBeGreaterThanOrEqual(0);
+    // Written and deleted again: nothing of the floor is left beside the survey's own rows.
+    expect(await storedRowCount(t.projectId, 'bench-floor')).toBe(0);
+    const leftEntries = await runInDurableObject(projectStub(env, t.projectId), (_instance, state) =>
+      state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM report_entries WHERE report_id = ?', 'bench-floor').one().n);
+    expect(leftEntries).toBe(0);
   });
 
   it('answers 404 on an instance without a DEV_SECRET, as production is', async () => {

@@ -19,7 +19,7 @@ import { SessionAnswer } from '../auth/auth.schemas';
 import { renderedBytes } from '../../queues/render';
 import { DOCUMENT_FORMATS } from '../../render/model';
 import { samplePqcModel, sampleModel } from '../../render/sample';
-import { measureAnalysisFloor } from './analysis-floor';
+import { measureAnalysisFloor, measureSurveyFloor } from './analysis-floor';
 import { renderBenchReport, seedBenchReport } from './render-stored';
 import { rescoreAll, seedBench } from './bench-seed';
 
@@ -120,6 +120,27 @@ const analysisFloor = defineRoute({
   middleware: [devOnly],
   request: { query: z.object({ projectId: z.uuid() }) },
   responses: { 200: { description: 'The floor\'s phases in milliseconds.', content: { 'application/json': { schema: z.object({ rows: z.number().int(), parseMs: z.number(), insertMs: z.number() }) } } } },
+});
+
+const FloorWrite = z.object({ rows: z.number().int(), ms: z.number() });
+
+const surveyFloor = defineRoute({
+  operationId: 'devSurveyFloor',
+  method: 'post',
+  path: '/api/v1/dev/analysis-floor/survey',
+  tags: ['Local development'],
+  summary: 'The floors a survey\'s steps are measured against (local instances only)',
+  description: 'What `npm run bench:analysis` compares a survey\'s steps with, in the same runtime: every content row its analysis wrote, written again in one bulk insert into the project\'s SQLite (its indexes included), and each of its reports\' entries alone, in one bulk insert each; the rows are deleted again. 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [401, 404],
+  middleware: [devOnly],
+  request: { query: z.object({ projectId: z.uuid(), surveyId: z.string().min(1) }) },
+  responses: {
+    200: {
+      description: 'Each floor\'s rows and the milliseconds its transaction took.',
+      content: { 'application/json': { schema: z.object({ contents: FloorWrite, reports: z.array(FloorWrite.extend({ type: z.string() })) }) } },
+    },
+  },
 });
 
 const renderSample = defineRoute({
@@ -262,6 +283,10 @@ export const devRouter = createRouter()
     return c.json({ ms: performance.now() - started, bytes }, 200);
   })
   .openapi(analysisFloor, async (c) => c.json(await measureAnalysisFloor(c.env, c.req.valid('query').projectId, await c.req.text()), 200))
+  .openapi(surveyFloor, async (c) => {
+    const { projectId, surveyId } = c.req.valid('query');
+    return c.json(await measureSurveyFloor(c.env, projectId, surveyId), 200);
+  })
   .openapi(storageCeiling, async (c) => {
     const length = Number(c.req.header('content-length'));
     if (!c.req.raw.body || !Number.isSafeInteger(length)) throw new ApiError('invalid_request', 'Send a body with Content-Length.');
