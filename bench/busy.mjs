@@ -11,7 +11,7 @@
 // stretches the thread ran JavaScript without a pause (the busiest functions in each), and where the
 // time went. BENCH_PORT (8797), INSPECTOR_PORT (BENCH_PORT + 100).
 import { join } from 'node:path';
-import { benchService, bundleSourceMap, cli, createPass, followJobStream, generateSbom, inspectWorker, printProfile, until } from './harness.mjs';
+import { benchService, bundleSourceMap, cli, createPass, followJobStream, generateSbom, inspectWorker, printBusyStretches, printProfile, until } from './harness.mjs';
 import { devCall } from '../scripts/local.mjs';
 
 const PORT = Number(process.env.BENCH_PORT || 8797);
@@ -117,7 +117,7 @@ try {
   console.log(`targets (issue 22): reads p99 ${total.p99} ms < ${TARGET_P99_MS} ms: ${met(total.p99 !== null && total.p99 < TARGET_P99_MS)}; none lost: ${met(total.lost === 0)}; every read answered 2xx: ${met(total.odd === 0)}; `
     + `total time ${ended.scoring.toFixed(1)} s (at most 10% over main's, compared by hand)`);
   if (profile) {
-    printBusyStretches(profile, sourceMap, queuedAt);
+    printBusyStretches(profile, sourceMap);
     printProfile('the whole survey', profile, sourceMap, BUSY_PARTS, 30);
   }
 } finally {
@@ -176,57 +176,6 @@ function watchSurvey(get, surveyId, since) {
     state: () => ({ survey, ended, renders, portfolios }),
     stop: () => { running = false; return loop; },
   };
-}
-
-/**
- * The longest stretches the isolate ran without a pause (consecutive samples that are not idle, a gap
- * of idle under 2 ms not counting as a pause), each with the functions that held most of it.
- */
-function printBusyStretches(profile, sourceMap, queuedAt, top = 8) {
-  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const name = (n) => {
-    const f = n.callFrame;
-    const entry = sourceMap && f.lineNumber >= 0 && f.url?.endsWith('index.js') ? sourceMap.map.findEntry(f.lineNumber, f.columnNumber) : null;
-    const where = entry?.originalSource ? `${entry.originalSource.replace(/^.*\/(src|node_modules)\//, '$1/')}:${entry.originalLine + 1}` : '';
-    return `${f.functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
-  };
-  // (program): the runtime's own work outside JavaScript, between the isolate's turns.
-  const idle = (id) => /^\((idle|program)\)$/.test(nodes.get(id).callFrame.functionName);
-  const stretches = [];
-  let current = null;
-  let idleRun = 0;
-  let t = profile.startTime;
-  profile.samples.forEach((id, i) => {
-    const dt = profile.timeDeltas[i] ?? 0;
-    t += dt;
-    if (idle(id)) {
-      idleRun += dt;
-      if (current && idleRun > 2_000) stretches.push(current), (current = null);
-      return;
-    }
-    idleRun = 0;
-    current ??= { start: t, end: t, stacks: new Map() };
-    current.end = t;
-    // The innermost function of ours (src/), else the leaf: what the stretch spent its time in.
-    let label = null;
-    for (let at = id; at !== undefined && !label; at = parent.get(at)) {
-      const text = name(nodes.get(at));
-      if (/ src\//.test(text)) label = text;
-    }
-    label ??= name(nodes.get(id));
-    current.stacks.set(label, (current.stacks.get(label) ?? 0) + dt);
-  });
-  if (current) stretches.push(current);
-  const longestFirst = stretches.sort((a, b) => (b.end - b.start) - (a.end - a.start)).slice(0, top);
-  const over = stretches.filter((s) => s.end - s.start > 50_000).length;
-  console.log(`\nthe isolate's longest stretches of JavaScript without a pause (CPU profile, 0.5 ms samples; ${over} over 50 ms):`);
-  // The profile's clock (µs, monotonic) and performance.now() differ by an offset: show times within the profile.
-  for (const s of longestFirst) {
-    const busiest = [...s.stacks].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([fn, us]) => `${fn} ${(us / 1000).toFixed(0)} ms`).join('; ');
-    console.log(`  ${((s.end - s.start) / 1000).toFixed(0).padStart(6)} ms at ${((s.start - profile.startTime) / 1e6).toFixed(1)} s: ${busiest}`);
-  }
 }
 
 function pct(sorted, p) {

@@ -359,6 +359,59 @@ export function printProfile(what, profile, sourceMap, parts, top = 25) {
 }
 
 /**
+ * The longest stretches the isolate ran without a pause (consecutive samples that are not idle, a gap
+ * of idle under 2 ms not counting as a pause), each with the functions that held most of it; answers
+ * the longest one's length and how many were over 50 ms.
+ */
+export function printBusyStretches(profile, sourceMap, top = 8) {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const name = (n) => {
+    const f = n.callFrame;
+    const entry = sourceMap && f.lineNumber >= 0 && f.url?.endsWith('index.js') ? sourceMap.map.findEntry(f.lineNumber, f.columnNumber) : null;
+    const where = entry?.originalSource ? `${entry.originalSource.replace(/^.*\/(src|node_modules)\//, '$1/')}:${entry.originalLine + 1}` : '';
+    return `${f.functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
+  };
+  // (program): the runtime's own work outside JavaScript, between the isolate's turns.
+  const idle = (id) => /^\((idle|program)\)$/.test(nodes.get(id).callFrame.functionName);
+  const stretches = [];
+  let current = null;
+  let idleRun = 0;
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    t += dt;
+    if (idle(id)) {
+      idleRun += dt;
+      if (current && idleRun > 2_000) stretches.push(current), (current = null);
+      return;
+    }
+    idleRun = 0;
+    current ??= { start: t, end: t, stacks: new Map() };
+    current.end = t;
+    // The innermost function of ours (src/), else the leaf: what the stretch spent its time in.
+    let label = null;
+    for (let at = id; at !== undefined && !label; at = parent.get(at)) {
+      const text = name(nodes.get(at));
+      if (/ src\//.test(text)) label = text;
+    }
+    label ??= name(nodes.get(id));
+    current.stacks.set(label, (current.stacks.get(label) ?? 0) + dt);
+  });
+  if (current) stretches.push(current);
+  const longestFirst = stretches.sort((a, b) => (b.end - b.start) - (a.end - a.start)).slice(0, top);
+  const over = stretches.filter((s) => s.end - s.start > 50_000).length;
+  console.log(`\nthe isolate's longest stretches of JavaScript without a pause (CPU profile, 0.5 ms samples; ${over} over 50 ms):`);
+  // The profile's clock (µs, monotonic) and performance.now() differ by an offset: show times within the profile.
+  for (const s of longestFirst) {
+    const busiest = [...s.stacks].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([fn, us]) => `${fn} ${(us / 1000).toFixed(0)} ms`).join('; ');
+    console.log(`  ${((s.end - s.start) / 1000).toFixed(0).padStart(6)} ms at ${((s.start - profile.startTime) / 1e6).toFixed(1)} s: ${busiest}`);
+  }
+  return { longestMs: longestFirst.length ? (longestFirst[0].end - longestFirst[0].start) / 1000 : 0, over50: over };
+}
+
+/**
  * Follows a project's job stream (`P/v1/job/stream`), calling `onJob` with each event's job; `stop()`
  * closes it. Shared by bench:busy (counting updates) and bench:dashboard (when a job first appears).
  */

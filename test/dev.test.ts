@@ -1,5 +1,6 @@
 // Local development routes: only on an instance with a DEV_SECRET, and only with it.
-import { env } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
+import { strToU8, zipSync } from 'fflate';
 import { runInDurableObject } from 'cloudflare:test';
 import { afterAll, describe, expect, it } from 'vitest';
 import { app } from '../src/app';
@@ -147,6 +148,25 @@ describe('local development routes', () => {
     const leftEntries = await runInDurableObject(projectStub(env, t.projectId), (_instance, state) =>
       state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM report_entries WHERE report_id = ?', 'bench-floor').one().n);
     expect(leftEntries).toBe(0);
+  });
+
+  it('stages an OSV all.zip where the refresh stages it and imports it with the refresh\'s own import', async () => {
+    const records = ['DEV-0001', 'DEV-0002', 'DEV-0003'].map((id, i) => ({
+      id, modified: `2026-11-0${i + 1}T00:00:00Z`, affected: [{ package: { ecosystem: 'npm', name: `dev-stage-${i}` }, versions: ['1.0.0'] }],
+    }));
+    const zip = zipSync(Object.fromEntries([...records.map((r) => [`${r.id}.json`, strToU8(JSON.stringify(r))]), ['README.txt', strToU8('not a record')]]));
+    const put = (secret: string | null) => exports.default.fetch(new Request('http://localhost/api/v1/dev/vulndb-stage?ecosystem=DevStage', {
+      method: 'PUT', body: zip, headers: { 'content-type': 'application/zip', ...(secret === null ? {} : { 'x-dev-secret': secret }) },
+    }));
+    await expectError(await put(null), 401, 'unauthorized');
+    expect(await json(await put(env.DEV_SECRET!))).toEqual({ bytes: zip.byteLength });
+    const imported = await json(await dev('/api/v1/dev/vulndb-import?ecosystem=DevStage'));
+    expect(imported).toMatchObject({ records: 3, inserted: 3, updated: 0, unchanged: 0, complete: true });
+    expect(imported.ms).toBeGreaterThan(0);
+    const stored = await env.DB.prepare("SELECT id FROM vuln_records WHERE id LIKE 'DEV-%' ORDER BY id").all<{ id: string }>();
+    expect(stored.results.map((r) => r.id)).toEqual(['DEV-0001', 'DEV-0002', 'DEV-0003']);
+    // Again: the import is incremental.
+    expect(await json(await dev('/api/v1/dev/vulndb-import?ecosystem=DevStage'))).toMatchObject({ records: 3, inserted: 0, unchanged: 3 });
   });
 
   it('answers 404 on an instance without a DEV_SECRET, as production is', async () => {

@@ -6,6 +6,7 @@ import { Unzip, UnzipInflate } from 'fflate';
 import type { Env } from '../env';
 import { concatBytes } from '../lib/bytes';
 import { BATCH_BYTES, BATCH_RECORDS, ImportRun, isOsvRecord } from './import';
+import { yieldToEventLoop } from '../lib/yielding';
 import type { OsvRecord } from '../analysis/vulns/osv-types';
 
 /** Ecosystems refreshed when VULNDB_ECOSYSTEMS is not set: the package URL types matching knows, and the distributions most images use. */
@@ -14,6 +15,8 @@ export const DEFAULT_ECOSYSTEMS = ['npm', 'PyPI', 'Maven', 'Go', 'NuGet', 'RubyG
 export const REFRESH_CALL_BUDGET = 900;
 /** Wall time one refresh may take (a cron invocation has 15 minutes). */
 export const REFRESH_TIME_BUDGET_MS = 10 * 60_000;
+/** Compressed bytes inflated at once: OSV's JSON deflates about 4:1, so about 256 KB of records. */
+const INFLATE_SLICE_BYTES = 64 * 1024;
 /** R2 multipart part size when the source does not say its length (every part but the last the same size, at least 5 MiB). */
 const PART_BYTES = 8 * 1024 * 1024;
 
@@ -163,8 +166,14 @@ export async function importStaged(env: Env, key: string, options: { source?: st
         break;
       }
       tail.add(value);
-      unzip.push(value);
-      await drain();
+      // A chunk of the stream can be megabytes, inflating to tens of MB of JSON: fed in slices, each
+      // slice's records parsed and written, and the thread let go after each (issue 22, 50 ms). Not
+      // yieldNow: the clock stands still between I/O, and a slice need not write anything.
+      for (let at = 0; at < value.byteLength && !stopped; at += INFLATE_SLICE_BYTES) {
+        unzip.push(value.subarray(at, at + INFLATE_SLICE_BYTES));
+        await drain();
+        await yieldToEventLoop();
+      }
     }
     if (stopped) await reader.cancel();
     await run.finish(stopped ? 'budget' : null);

@@ -18,6 +18,7 @@ import { createRouter } from '../../lib/router';
 import { SessionAnswer } from '../auth/auth.schemas';
 import { renderedBytes } from '../../queues/render';
 import { DOCUMENT_FORMATS } from '../../render/model';
+import { importStaged, stagingKey } from '../../vulndb/refresh';
 import { samplePqcModel, sampleModel } from '../../render/sample';
 import { measureAnalysisFloor, measureSurveyFloor } from './analysis-floor';
 import { renderBenchReport, seedBenchReport } from './render-stored';
@@ -139,6 +140,39 @@ const surveyFloor = defineRoute({
     200: {
       description: 'Each floor\'s rows and the milliseconds its transaction took.',
       content: { 'application/json': { schema: z.object({ contents: FloorWrite, reports: z.array(FloorWrite.extend({ type: z.string() })) }) } },
+    },
+  },
+});
+
+const vulndbStage = defineRoute({
+  operationId: 'devVulndbStage',
+  method: 'put',
+  path: '/api/v1/dev/vulndb-stage',
+  tags: ['Local development'],
+  summary: 'Stage an OSV all.zip for an ecosystem (local instances only)',
+  description: 'The request body (an OSV `all.zip`, with Content-Length) is written to R2 where the daily refresh stages the ecosystem\'s archive, as if it had been fetched; `npm run bench:vulndb` imports it with `POST /api/v1/dev/vulndb-import`. 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [400, 401, 404],
+  middleware: [devOnly],
+  request: { query: z.object({ ecosystem: z.string().min(1).max(40) }) },
+  responses: { 200: { description: 'Bytes staged.', content: { 'application/json': { schema: z.object({ bytes: z.number().int() }) } } } },
+});
+
+const vulndbImport = defineRoute({
+  operationId: 'devVulndbImport',
+  method: 'post',
+  path: '/api/v1/dev/vulndb-import',
+  tags: ['Local development'],
+  summary: 'Import a staged OSV all.zip (local instances only)',
+  description: 'Runs the daily refresh\'s import (src/vulndb/refresh.ts `importStaged`) of the ecosystem\'s staged archive in this request, without a budget, and answers its totals and time. 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [401, 404],
+  middleware: [devOnly],
+  request: { query: z.object({ ecosystem: z.string().min(1).max(40) }) },
+  responses: {
+    200: {
+      description: 'What the import did.',
+      content: { 'application/json': { schema: z.object({ records: z.number().int(), inserted: z.number().int(), updated: z.number().int(), unchanged: z.number().int(), skipped: z.number().int(), complete: z.boolean(), ms: z.number() }) } },
     },
   },
 });
@@ -286,6 +320,17 @@ export const devRouter = createRouter()
   .openapi(surveyFloor, async (c) => {
     const { projectId, surveyId } = c.req.valid('query');
     return c.json(await measureSurveyFloor(c.env, projectId, surveyId), 200);
+  })
+  .openapi(vulndbStage, async (c) => {
+    const length = Number(c.req.header('content-length'));
+    if (!c.req.raw.body || !Number.isSafeInteger(length)) throw new ApiError('invalid_request', 'Send a body with Content-Length.');
+    const written = await c.env.BUNDLES.put(stagingKey(c.req.valid('query').ecosystem), c.req.raw.body);
+    return c.json({ bytes: written?.size ?? 0 }, 200);
+  })
+  .openapi(vulndbImport, async (c) => {
+    const started = performance.now();
+    const { records, inserted, updated, unchanged, skipped, complete } = await importStaged(c.env, stagingKey(c.req.valid('query').ecosystem));
+    return c.json({ records, inserted, updated, unchanged, skipped, complete, ms: performance.now() - started }, 200);
   })
   .openapi(storageCeiling, async (c) => {
     const length = Number(c.req.header('content-length'));
