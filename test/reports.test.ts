@@ -200,7 +200,8 @@ describe('report reads (spec 4.10)', () => {
     });
     await expectError(await get(t, `/${id}/export/pdf`), 404, 'not_found');
     await expectError(await get(t, `/${id}/export/pdf/provenance`), 404, 'not_found');
-  });
+    // It waits for the real render queue's fifteen renderings: more than the default 20 s on a busy machine.
+  }, 60_000);
 
   it('reads need project:view; another organization sees nothing', async () => {
     const id = reportOf(first, 'composition').id;
