@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OsvRecord } from '../src/analysis/vulns/osv-types';
 import { projectStub } from '../src/project/client';
 import { eraseExpiredSurveys } from '../src/project/erasure';
+import { queuePurge } from '../src/project/purges';
 import type { ProjectState } from '../src/project/state';
 import { importRecords } from '../src/vulndb/import';
 import { cbom } from './cbom-fixtures';
@@ -340,6 +341,25 @@ describe('a bundle with 1% of its components changed writes what changed', () =>
     expect(scores.scores).toHaveLength(1);
     expect(scores.findings.length).toBeGreaterThan(0);
     expect(scores).toEqual(await scoresOf(full));
+  });
+
+  it('a base a layer stands on is never purged; an abandoned attempt\'s layer goes with its rows', async () => {
+    const baseRows = await rowsWritten(inc, first.id);
+    const held = await everyContent(inc);
+    // An attempt that never finished, layered over the same base, with a row and a removed key of its own.
+    await inObject(inc, (state) => {
+      state.sql.exec("INSERT INTO content_layers VALUES (?, 9, 'component', ?, 1)", changed.id, first.id);
+      state.sql.exec("INSERT INTO contents (survey_id, attempt, kind, key, purl, name, version, data) VALUES (?, 9, 'component', 'pkg:npm/x@1', 'pkg:npm/x@1', 'x', '1', '{}')", changed.id);
+      state.sql.exec("INSERT INTO content_removals VALUES (?, 9, 'component', 'pkg:npm/ws@7.4.0')", changed.id);
+      queuePurge(state, changed.id, 9, '*');
+      // As a retention or a replaced pointer would: the base's own purge.
+      queuePurge(state, first.id, 1, '*');
+    });
+    await drainPurges(inc.projectId);
+    expect(await rowsWritten(inc, first.id)).toBe(baseRows);
+    expect(await inObject(inc, (state) => state.sql.exec('SELECT count(*) AS n FROM contents WHERE survey_id = ? AND attempt = 9', changed.id).one().n)).toBe(0);
+    expect((await layersOf(inc)).map((l: any) => l.attempt)).toEqual([1, 1, 1]);
+    expect(await everyContent(inc)).toEqual(held);
   });
 
   it('a later change layers over the same base; a full set then replaces both, and the purges take them', async () => {
