@@ -18,7 +18,7 @@ import { changeJob, findJob, isFinished, isSurvey, settleSurvey, stepOf, type Jo
 import type { ProjectState } from './state';
 import { dropLease, failInterrupted, heldByLiveAttempt, leaseOf, releaseLease, renewLease, takeLease } from './leases';
 import { rowsByBomRef } from './dependency-graph';
-import { layeredRow, layersOf, markRemoved } from './content-layers';
+import { layeredRow, layersOf, markRemoved, setSize } from './content-layers';
 import { queuePurge } from './purges';
 import { queueReports, skipReports } from './report-build';
 import { jobs, stepLeases, subjectContents, subjects, uploads } from './schema';
@@ -397,7 +397,9 @@ export function contentsPage(state: ProjectState, query: ContentsQuery): { items
   const current = `FROM subject_contents sc JOIN content_rows c ON c.survey_id = sc.survey_id AND c.attempt = sc.attempt AND c.kind = sc.kind
     WHERE sc.subject = ?1 AND (CASE WHEN ?2 IS NULL THEN sc.kind != 'dependency' ELSE sc.kind = ?2 END)`;
   const kind = query.kind ?? null;
-  const total = Number(state.sql.exec(`SELECT count(*) AS n ${current}`, query.subject, kind).one().n);
+  const pointers = state.sql.exec<{ kind: string; survey_id: string; attempt: number }>('SELECT kind, survey_id, attempt FROM subject_contents WHERE subject = ?', query.subject).toArray()
+    .filter((p) => (kind ? p.kind === kind : p.kind !== 'dependency'));
+  const total = pointers.reduce((n, p) => n + setSize(state, p, p.kind), 0);
   const rows = state.sql.exec<Omit<ContentItem, 'data'> & { data: string }>(
     `SELECT c.kind, c.key, c.name, c.version, c.purl, c.survey_id, c.data ${current} ORDER BY c.kind, c.key LIMIT ?3 OFFSET ?4`,
     query.subject, kind, query.limit, query.offset,

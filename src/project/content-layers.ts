@@ -36,6 +36,26 @@ const ownRowsOver = (state: ProjectState, set: SetId, kind: string, limit: numbe
   'SELECT count(*) AS n FROM (SELECT 1 FROM contents WHERE survey_id = ? AND attempt = ? AND kind = ? LIMIT ?)', set.survey_id, set.attempt, kind, limit + 1,
 ).one().n);
 
+const countOf = (state: ProjectState, query: string, ...params: (string | number)[]) => Number(state.sql.exec(query, ...params).one().n);
+const OWN = 'survey_id = ?1 AND attempt = ?2 AND kind = ?3';
+
+/**
+ * How many rows a set shows: its own, and for a layer its base's but the keys it replaced or
+ * removed. Counted on the indexes: counting through the view (an aggregate, which SQLite does not
+ * flatten) would read every row with its two lookups.
+ */
+export function setSize(state: ProjectState, set: SetId, kind: string): number {
+  const own = countOf(state, `SELECT count(*) AS n FROM contents WHERE ${OWN}`, set.survey_id, set.attempt, kind);
+  const base = baseOf(state, set, kind);
+  if (!base) return own;
+  const params = [set.survey_id, set.attempt, kind, base.survey_id, base.attempt] as const;
+  const inBase = countOf(state, `SELECT count(*) AS n FROM contents WHERE survey_id = ?4 AND attempt = ?5 AND kind = ?3`, ...params);
+  const replaced = countOf(state, `SELECT count(*) AS n FROM contents o WHERE o.survey_id = ?1 AND o.attempt = ?2 AND o.kind = ?3
+    AND EXISTS (SELECT 1 FROM contents b WHERE b.survey_id = ?4 AND b.attempt = ?5 AND b.kind = ?3 AND b.key = o.key)`, ...params);
+  const removed = countOf(state, `SELECT count(*) AS n FROM content_removals WHERE ${OWN}`, set.survey_id, set.attempt, kind);
+  return own + inBase - replaced - removed;
+}
+
 /** The base a layered set stands on, or null for a full set. */
 export function baseOf(state: ProjectState, set: SetId, kind: string): SetId | null {
   return state.sql.exec<SetId>('SELECT base_survey_id AS survey_id, base_attempt AS attempt FROM content_layers WHERE survey_id = ? AND attempt = ? AND kind = ?',
