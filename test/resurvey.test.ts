@@ -273,8 +273,11 @@ const layersOf = (t: T) => inObject(t, (state) => state.sql.exec('SELECT survey_
 async function everyContent(t: T) {
   const out: Record<string, unknown> = {};
   for (const kind of ['component', 'crypto_asset', 'dependency', 'observation', 'crypto_finding', 'vuln_finding', 'runtime_finding']) {
-    out[kind] = normalized((await contentsOf(t.projectId, 'shop', kind)).items);
+    const page = await contentsOf(t.projectId, 'shop', kind);
+    out[kind] = normalized({ total: page.total, items: page.items });
   }
+  // The unfiltered listing's total too (every kind but the dependency graph).
+  out.listed = (await (projectStub(env, t.projectId) as any).subjectContents({ subject: 'shop', offset: 0, limit: 1 })).total;
   return out;
 }
 /** The subject's scores and scored findings, as the scoring stored them. */
@@ -325,6 +328,7 @@ describe('a bundle with 1% of its components changed writes what changed', () =>
     expect(await everyContent(inc)).toEqual(await everyContent(full));
     const components = (await contentsOf(inc.projectId, 'shop', 'component')).items.map((i) => `${i.name}@${i.version}`);
     expect(components).toHaveLength(CHANGED.length);
+    expect((await contentsOf(inc.projectId, 'shop', 'component')).total).toBe(CHANGED.length);
     expect(components).toEqual(expect.arrayContaining(['lodash@4.17.21', 'pkg-010@1.0.1', 'added-a@2.0.0']));
     expect(components).not.toContain('pkg-020@1.0.0');
     expect(bundleMetadata(changed)).toEqual(bundleMetadata(changedFull));
