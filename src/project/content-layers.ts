@@ -1,9 +1,9 @@
 // A changed bundle writes what changed (docs/decisions.md, "A changed bundle writes what changed"):
 // an analysis of a subject's new bundle stages, for the kinds the bundle lists (components, crypto
 // assets, dependency entries), only the rows that differ from the subject's current rows of the same
-// key, and lists the keys the bundle no longer holds (`content_removals`). Its set is then a layer over that earlier full
-// set (its base, `content_layers`), and every reader sees the two as one through the `content_rows`
-// view. Pointers still flip at the end of the analysis; a layer of an attempt that never finishes is
+// key, and lists the keys the bundle no longer holds (`content_removals`). Its set is then a layer
+// over that earlier full set (its base, `content_layers`), and every reader sees the two as one
+// through the `content_rows` view. Pointers still flip at the end of the analysis; a layer of an attempt that never finishes is
 // seen by nobody; a base is never purged while a layer stands on it or a pointer points at it.
 import type { JsonObject } from '../lib/json';
 import type { ContentKind } from '../analysis/types';
