@@ -384,4 +384,20 @@ describe('a bundle with 1% of its components changed writes what changed', () =>
     expect(await everyContent(inc)).toEqual(await everyContent(full));
     expect(await allRows(inc)).toBe(await rowsWritten(inc, replaced.id));
   });
+
+  it('a runtime survey of the subject layers nothing: it owns no kind a bundle lists as components', async () => {
+    await survey(inc, await largeBundle(CHANGED.map(([name, version]) => (name === 'pkg-200' ? [name, '2.0.0'] : [name, version]))));
+    await drainPurges(inc.projectId);
+    const components = await contentsOf(inc.projectId, 'shop', 'component');
+    const layers = await layersOf(inc);
+    expect(layers).toHaveLength(3);
+    const observation = JSON.stringify({ algorithm: 'AES', keySize: 256, library: 'jca' });
+    const runtime = await analysed(inc, await tarGz({ 'runtime/jca.jsonl': observation }), { jobType: 'RUNTIME_SURVEY', target: 'shop' });
+    await drainPurges(inc.projectId);
+    expect((await getJob(inc, runtime.surveyId)).status).toBe('COMPLETED');
+    expect(await layersOf(inc)).toEqual(layers);
+    expect(await inObject(inc, (state) => Number(state.sql.exec('SELECT count(*) AS n FROM content_removals WHERE survey_id = ?', runtime.surveyId).one().n))).toBe(0);
+    expect(await contentsOf(inc.projectId, 'shop', 'component')).toEqual(components);
+    expect((await contentsOf(inc.projectId, 'shop', 'observation')).total).toBe(1);
+  });
 });

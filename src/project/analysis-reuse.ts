@@ -90,7 +90,7 @@ export async function beginSurveyAnalysis(state: ProjectState, input: AnalysisTa
     const step = stepOf(state.db, survey.id, 'ANALYZE');
     if (step.metadata.layers === 'off') return start;
     const bundleBytes = state.db.select({ size: bundles.sizeBytes }).from(bundles).where(eq(bundles.id, input.bundleId)).get()?.size ?? Infinity;
-    const layers = openLayers(state, { surveyId: survey.id, attempt: start.attempt, subject: survey.target?.trim() || null, bundleBytes });
+    const layers = openLayers(state, { surveyId: survey.id, attempt: start.attempt, subject: survey.target?.trim() || null, bundleBytes, owned: OWNED_KINDS[survey.type] ?? [] });
     return layers.length ? { ...start, layers } : start;
   }
   const step = stepOf(state.db, survey.id, 'ANALYZE');

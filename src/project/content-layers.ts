@@ -64,13 +64,15 @@ export function baseOf(state: ProjectState, set: SetId, kind: string): SetId | n
 
 /**
  * When an attempt starts: the kinds it stages as layers, over the full sets the subject's current
- * rows of those kinds are (or stand on), written as its `content_layers` rows. None without a subject
- * known in advance (the survey's target), for a large bundle or base, or when the step says not to.
+ * rows of those kinds are (or stand on), written as its `content_layers` rows. Only kinds the survey
+ * owns (`owned`): their pointers move when it finishes, so a layer is current or purged, never left
+ * standing on a base. None without a subject known in advance (the survey's target), for a large
+ * bundle or base, or when the step says not to.
  */
-export function openLayers(state: ProjectState, input: { surveyId: string; attempt: number; subject: string | null; bundleBytes: number }): ContentKind[] {
+export function openLayers(state: ProjectState, input: { surveyId: string; attempt: number; subject: string | null; bundleBytes: number; owned: readonly ContentKind[] }): ContentKind[] {
   if (!input.subject || input.bundleBytes > LAYER_MAX_BUNDLE_BYTES) return [];
   const layered: ContentKind[] = [];
-  for (const kind of LAYERED_KINDS) {
+  for (const kind of LAYERED_KINDS.filter((k) => input.owned.includes(k))) {
     const current = state.sql.exec<SetId>('SELECT survey_id, attempt FROM subject_contents WHERE subject = ? AND kind = ?', input.subject, kind).toArray()[0];
     if (!current) continue;
     const under = baseOf(state, current, kind);
