@@ -64,17 +64,31 @@ export async function benchService(port, name, { group = false, inspectorPort = 
 }
 
 /** A CycloneDX 1.6 SBOM of `count` npm packages (about 135 bytes each), written as a stream. */
-export async function generateSbom(file, count, subject) {
+/**
+ * A synthetic SBOM of `count` components. With `changed` (a share, such as 0.01), a changed copy of the
+ * same SBOM: that share of its components changed, a third each with a version bumped, removed, or
+ * followed by a component added.
+ */
+export async function generateSbom(file, count, subject, { changed = 0 } = {}) {
   const out = createWriteStream(file);
   const write = async (text) => {
     if (!out.write(text)) await once(out, 'drain');
   };
   await write(`{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"metadata":{"component":{"type":"application","name":"${subject}"}},"components":[`);
+  const step = changed > 0 ? Math.max(1, Math.floor(1 / changed)) : 0;
+  let first = true;
+  const component = async (name, version) => {
+    const purl = `pkg:npm/${name}@${version}`;
+    await write(`${first ? '' : ','}{"type":"library","bom-ref":"${purl}","name":"${name}","version":"${version}","purl":"${purl}"}`);
+    first = false;
+  };
   for (let i = 0; i < count; i++) {
     const name = `package-${i.toString(36)}`;
     const version = `${i % 7}.${i % 13}.${i % 17}`;
-    const purl = `pkg:npm/${name}@${version}`;
-    await write(`${i ? ',' : ''}{"type":"library","bom-ref":"${purl}","name":"${name}","version":"${version}","purl":"${purl}"}`);
+    const change = step && i % step === 0 ? (i / step) % 3 : -1;
+    if (change === 1) continue;
+    await component(name, change === 0 ? `${(i % 7) + 1}.0.0` : version);
+    if (change === 2) await component(`added-${i.toString(36)}`, '1.0.0');
   }
   await write(']}');
   out.end();

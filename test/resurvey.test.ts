@@ -8,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OsvRecord } from '../src/analysis/vulns/osv-types';
 import { projectStub } from '../src/project/client';
 import { eraseExpiredSurveys } from '../src/project/erasure';
+import { queuePurge } from '../src/project/purges';
 import type { ProjectState } from '../src/project/state';
 import { importRecords } from '../src/vulndb/import';
 import { cbom } from './cbom-fixtures';
 import { dataTenant } from './data-plane';
 import { api, json } from './helpers';
-import { analysed, analyzeStep, contentsOf, drainPurges, getJob, letRendersFinish, letScoringFinish, P, sbom, storedRowCount, tarGz } from './pipeline';
+import { analysed, analyzeStep, contentsOf, drainPurges, getJob, letRendersFinish, letScoringFinish, P, sbom, settleScoring, storedRowCount, tarGz } from './pipeline';
 
 const advisories = Object.values(import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true })) as OsvRecord[];
 /** Held back until the vulnerability data changes between two surveys: it affects ws 7.4.0. */
@@ -73,9 +74,9 @@ async function reportsOf(t: T, job: any) {
   return out;
 }
 
-/** Compares two surveys' reports entry by entry, ids and times aside. */
-async function expectSameReports(t: T, a: any, b: any) {
-  const [left, right] = [await reportsOf(t, a), await reportsOf(t, b)];
+/** Compares two surveys' reports entry by entry, ids and times aside (`b` of project `tb` when given). */
+async function expectSameReports(t: T, a: any, b: any, tb: T = t) {
+  const [left, right] = [await reportsOf(t, a), await reportsOf(tb, b)];
   expect(Object.keys(left).sort()).toEqual(['cbom', 'composition', 'pqc-inventory']);
   expect(Object.keys(right).sort()).toEqual(Object.keys(left).sort());
   for (const type of Object.keys(left)) {
@@ -153,7 +154,7 @@ describe('an unchanged bundle reuses the subject\'s contents', () => {
     await expectSameReports(t, reused, full);
   });
 
-  it('a bundle with one component changed is analysed in full, and its reports differ accordingly', async () => {
+  it('a bundle with one component changed is analysed again (not reused), and its reports differ accordingly', async () => {
     const changed = await survey(t, await bundleOf(PACKAGES.map(([name, version]) => (name === 'lodash' ? [name, '4.17.21'] : [name, version]))));
     expect(analyzeStep(changed).metadata.reused_from).toBeUndefined();
     expect(await storedRowCount(t.projectId, changed.id)).toBeGreaterThan(PACKAGES.length);
@@ -236,5 +237,167 @@ describe('what the reused contents outlive', () => {
     const again = await survey(t, bundle);
     expect(analyzeStep(again).metadata.reused_from).toBeUndefined();
     expect(await storedRowCount(t.projectId, again.id)).toBeGreaterThan(0);
+  });
+});
+
+/** An SBOM with a dependency graph: bom-refs are purls, the application depends on every component, each on the next. */
+function graphSbom(packages: [string, string][]): string {
+  const ref = ([name, version]: [string, string]) => `pkg:npm/${name}@${version}`;
+  return JSON.stringify({
+    bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+    metadata: { component: { type: 'application', name: 'shop', 'bom-ref': 'shop' } },
+    components: packages.map((p) => ({ type: 'library', name: p[0], version: p[1], purl: ref(p), 'bom-ref': ref(p) })),
+    dependencies: [
+      { ref: 'shop', dependsOn: packages.slice(0, 20).map(ref) },
+      ...packages.map((p, i) => ({ ref: ref(p), dependsOn: packages[i + 1] ? [ref(packages[i + 1]!)] : [] })),
+    ],
+  });
+}
+
+/** 500 components, the five of PACKAGES (with advisories) among them. */
+const LARGE: [string, string][] = [...PACKAGES, ...Array.from({ length: 495 }, (_, i): [string, string] => [`pkg-${String(i).padStart(3, '0')}`, '1.0.0'])];
+/** 1% of LARGE changed: two versions bumped (lodash 4.17.15 loses its advisories), one component removed, two added. */
+const CHANGED: [string, string][] = [
+  ...LARGE.filter(([name]) => name !== 'pkg-020')
+    .map(([name, version]): [string, string] => (name === 'lodash' ? [name, '4.17.21'] : name === 'pkg-010' ? [name, '1.0.1'] : [name, version])),
+  ['added-a', '2.0.0'], ['added-b', '0.1.0'],
+];
+const largeBundle = (packages: [string, string][]) => tarGz({ 'app.cdx.json': graphSbom(packages), 'crypto.cbom.json': cbom('cyclonedx-spec__valid-cryptography-full-1.6.json') });
+
+/** Rows a survey's analysis stored: its content rows and the removed keys of its layers. */
+const rowsWritten = (t: T, surveyId: string) => inObject(t, (state) => Number(state.sql.exec(
+  'SELECT (SELECT count(*) FROM contents WHERE survey_id = ?1) + (SELECT count(*) FROM content_removals WHERE survey_id = ?1) AS n', surveyId,
+).one().n));
+const layersOf = (t: T) => inObject(t, (state) => state.sql.exec('SELECT survey_id, attempt, kind, base_survey_id, base_attempt FROM content_layers ORDER BY survey_id, kind').toArray());
+/** Every kind of the subject's current contents, item by item. */
+async function everyContent(t: T) {
+  const out: Record<string, unknown> = {};
+  for (const kind of ['component', 'crypto_asset', 'dependency', 'observation', 'crypto_finding', 'vuln_finding', 'runtime_finding']) {
+    const page = await contentsOf(t.projectId, 'shop', kind);
+    out[kind] = normalized({ total: page.total, items: page.items });
+  }
+  // The unfiltered listing's total too (every kind but the dependency graph).
+  out.listed = (await (projectStub(env, t.projectId) as any).subjectContents({ subject: 'shop', offset: 0, limit: 1 })).total;
+  return out;
+}
+/** The subject's scores and scored findings, as the scoring stored them. */
+const scoresOf = (t: T) => inObject(t, (state) => normalized({
+  scores: state.sql.exec('SELECT pqc, vuln, agility, findings FROM subject_scores WHERE subject = ?', 'shop').toArray(),
+  findings: state.sql.exec('SELECT id, axis, finding_key, item_key, penalty, detail FROM scored_findings WHERE subject = ? ORDER BY id', 'shop').toArray(),
+}));
+
+describe('a bundle with 1% of its components changed writes what changed', () => {
+  let inc: T;
+  let full: T;
+  let first: any;
+  let changed: any;
+  let changedFull: any;
+  let changedBundle: Uint8Array;
+
+  beforeAll(async () => {
+    [inc, full] = [await dataTenant('resurvey-onepct'), await dataTenant('resurvey-onepct-full')];
+    tenants.push(inc, full);
+    const before = await largeBundle(LARGE);
+    changedBundle = await largeBundle(CHANGED);
+    first = await survey(inc, before);
+    await drainPurges(inc.projectId);
+    changed = await survey(inc, changedBundle);
+    await drainPurges(inc.projectId);
+    await survey(full, before, 'full');
+    await drainPurges(full.projectId);
+    changedFull = await survey(full, changedBundle, 'full');
+    await drainPurges(full.projectId);
+    await settleScoring(inc);
+    await settleScoring(full);
+  }, 180_000);
+
+  it('stores at most 10% of the rows the first survey stored, as layers over its rows, which stay', async () => {
+    const firstRows = await rowsWritten(inc, first.id);
+    const changedRows = await rowsWritten(inc, changed.id);
+    expect(firstRows).toBeGreaterThan(1_000);
+    expect(changedRows).toBeGreaterThan(0);
+    expect(changedRows).toBeLessThanOrEqual(0.1 * firstRows);
+    // The full analysis of the same bundle stores a full set.
+    expect(await rowsWritten(full, changedFull.id)).toBeGreaterThan(0.9 * firstRows);
+    expect(await layersOf(full)).toEqual([]);
+    expect(await layersOf(inc)).toEqual(['component', 'crypto_asset', 'dependency'].map((kind) => ({ survey_id: changed.id, attempt: 1, kind, base_survey_id: first.id, base_attempt: 1 })));
+    expect(analyzeStep(changed).metadata.reused_from).toBeUndefined();
+  });
+
+  it('holds the same contents, counts and findings as the full analysis', async () => {
+    expect(await everyContent(inc)).toEqual(await everyContent(full));
+    const components = (await contentsOf(inc.projectId, 'shop', 'component')).items.map((i) => `${i.name}@${i.version}`);
+    expect(components).toHaveLength(CHANGED.length);
+    expect((await contentsOf(inc.projectId, 'shop', 'component')).total).toBe(CHANGED.length);
+    expect(components).toEqual(expect.arrayContaining(['lodash@4.17.21', 'pkg-010@1.0.1', 'added-a@2.0.0']));
+    expect(components).not.toContain('pkg-020@1.0.0');
+    expect(bundleMetadata(changed)).toEqual(bundleMetadata(changedFull));
+    expect(changed.message).toBe(changedFull.message);
+  });
+
+  it('its three reports equal those of the full analysis, entry by entry', async () => {
+    const { left } = await expectSameReports(inc, changed, changedFull, full);
+    expect(JSON.stringify(left.composition!.entries)).not.toContain('lodash@4.17.15');
+  });
+
+  it('its scores equal those of the full analysis', async () => {
+    const scores = await scoresOf(inc);
+    expect(scores.scores).toHaveLength(1);
+    expect(scores.findings.length).toBeGreaterThan(0);
+    expect(scores).toEqual(await scoresOf(full));
+  });
+
+  it('a base a layer stands on is never purged; an abandoned attempt\'s layer goes with its rows', async () => {
+    const baseRows = await rowsWritten(inc, first.id);
+    const held = await everyContent(inc);
+    // An attempt that never finished, layered over the same base, with a row and a removed key of its own.
+    await inObject(inc, (state) => {
+      state.sql.exec("INSERT INTO content_layers VALUES (?, 9, 'component', ?, 1)", changed.id, first.id);
+      state.sql.exec("INSERT INTO contents (survey_id, attempt, kind, key, purl, name, version, data) VALUES (?, 9, 'component', 'pkg:npm/x@1', 'pkg:npm/x@1', 'x', '1', '{}')", changed.id);
+      state.sql.exec("INSERT INTO content_removals VALUES (?, 9, 'component', 'pkg:npm/ws@7.4.0')", changed.id);
+      queuePurge(state, changed.id, 9, '*');
+      // As a retention or a replaced pointer would: the base's own purge.
+      queuePurge(state, first.id, 1, '*');
+    });
+    await drainPurges(inc.projectId);
+    expect(await rowsWritten(inc, first.id)).toBe(baseRows);
+    expect(await inObject(inc, (state) => state.sql.exec('SELECT count(*) AS n FROM contents WHERE survey_id = ? AND attempt = 9', changed.id).one().n)).toBe(0);
+    expect((await layersOf(inc)).map((l: any) => l.attempt)).toEqual([1, 1, 1]);
+    expect(await everyContent(inc)).toEqual(held);
+  });
+
+  it('a later change layers over the same base; a full set then replaces both, and the purges take them', async () => {
+    const again = await survey(inc, await largeBundle(CHANGED.map(([name, version]) => (name === 'pkg-100' ? [name, '3.0.0'] : [name, version]))));
+    await drainPurges(inc.projectId);
+    // The first layer is gone (its pointers moved), the base it stood on stays under the new layer.
+    expect(await rowsWritten(inc, changed.id)).toBe(0);
+    expect((await layersOf(inc)).map((l: any) => [l.survey_id, l.base_survey_id])).toEqual([[again.id, first.id], [again.id, first.id], [again.id, first.id]]);
+    expect(await rowsWritten(inc, first.id)).toBeGreaterThan(1_000);
+    expect((await contentsOf(inc.projectId, 'shop', 'component')).items.map((i) => `${i.name}@${i.version}`)).toContain('pkg-100@3.0.0');
+
+    const replaced = await survey(inc, changedBundle, 'full');
+    await drainPurges(inc.projectId);
+    expect(await layersOf(inc)).toEqual([]);
+    expect(await rowsWritten(inc, first.id)).toBe(0);
+    expect(await rowsWritten(inc, again.id)).toBe(0);
+    expect(await inObject(inc, (state) => Number(state.sql.exec('SELECT count(*) AS n FROM content_removals').one().n))).toBe(0);
+    expect(await everyContent(inc)).toEqual(await everyContent(full));
+    expect(await allRows(inc)).toBe(await rowsWritten(inc, replaced.id));
+  });
+
+  it('a runtime survey of the subject layers nothing: it owns no kind a bundle lists as components', async () => {
+    await survey(inc, await largeBundle(CHANGED.map(([name, version]) => (name === 'pkg-200' ? [name, '2.0.0'] : [name, version]))));
+    await drainPurges(inc.projectId);
+    const components = await contentsOf(inc.projectId, 'shop', 'component');
+    const layers = await layersOf(inc);
+    expect(layers).toHaveLength(3);
+    const observation = JSON.stringify({ algorithm: 'AES', keySize: 256, library: 'jca' });
+    const runtime = await analysed(inc, await tarGz({ 'runtime/jca.jsonl': observation }), { jobType: 'RUNTIME_SURVEY', target: 'shop' });
+    await drainPurges(inc.projectId);
+    expect((await getJob(inc, runtime.surveyId)).status).toBe('COMPLETED');
+    expect(await layersOf(inc)).toEqual(layers);
+    expect(await inObject(inc, (state) => Number(state.sql.exec('SELECT count(*) AS n FROM content_removals WHERE survey_id = ?', runtime.surveyId).one().n))).toBe(0);
+    expect(await contentsOf(inc.projectId, 'shop', 'component')).toEqual(components);
+    expect((await contentsOf(inc.projectId, 'shop', 'observation')).total).toBe(1);
   });
 });

@@ -5,7 +5,8 @@
 // nothing and stores nothing: the subject's content pointers stay where they are, the consumer brings
 // their advisories up to today's vulnerability data (src/queues/rematch.ts rematchSubject), and the
 // step completes with the earlier analysis's metadata and `reused_from`. The reports are then built
-// from those rows as from any analysis. `INCREMENTAL_SURVEYS=off` turns this off.
+// from those rows as from any analysis. A changed bundle is analysed as layers over the subject's
+// current rows (src/project/content-layers.ts). `INCREMENTAL_SURVEYS=off` turns both off.
 import type { JsonObject } from '../lib/json';
 import { eq } from 'drizzle-orm';
 import { nowIso } from '../lib/ids';
@@ -13,6 +14,7 @@ import * as health from './health';
 import { analysisVersions, beginAnalysis, CONTENT_KINDS, OWNED_KINDS, runnableStep, type AnalysisReuse, type AnalysisStart, type AnalysisTarget } from './analysis-store';
 import { changeJob, findJob, settleSurvey, stepOf, type JobRow } from './jobs';
 import { dropLease, leaseOf } from './leases';
+import { openLayers } from './content-layers';
 import { queueReports, type AnalysisSource } from './report-build';
 import { rematchSince } from './rematch-store';
 import type { ProjectState } from './state';
@@ -38,7 +40,7 @@ function sourceCurrent(state: ProjectState, surveyType: string, reuse: Pick<Anal
   // Kinds it owns were pointed at it even with no rows found; kinds it found rows of outside them too.
   if (!(OWNED_KINDS[surveyType] ?? []).every(held)) return false;
   return CONTENT_KINDS.every((kind) => held(kind)
-    || state.sql.exec('SELECT 1 FROM contents WHERE survey_id = ? AND attempt = ? AND kind = ? LIMIT 1', surveyId, attempt, kind).toArray().length === 0);
+    || state.sql.exec('SELECT 1 FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = ? LIMIT 1', surveyId, attempt, kind).toArray().length === 0);
 }
 
 /**
@@ -80,10 +82,17 @@ export async function beginSurveyAnalysis(state: ProjectState, input: AnalysisTa
   const start = await beginAnalysis(state, input);
   if (!start.run || !incrementalSurveys(state.env)) return start;
   const survey = findJob(state.db, input.surveyId)!;
-  // A regenerated survey asks for its bundle to be analysed again: it is.
+  // A regenerated survey asks for its bundle to be analysed again: it is, in full.
   if (survey.supersedes || typeof survey.metadata.bundleId === 'string') return start;
   const reuse = reusableAnalysis(state, survey, input.bundleId);
-  if (!reuse) return start;
+  if (!reuse) {
+    // A changed bundle: the analysis writes what differs from the subject's current rows.
+    const step = stepOf(state.db, survey.id, 'ANALYZE');
+    if (step.metadata.layers === 'off') return start;
+    const bundleBytes = state.db.select({ size: bundles.sizeBytes }).from(bundles).where(eq(bundles.id, input.bundleId)).get()?.size ?? Infinity;
+    const layers = openLayers(state, { surveyId: survey.id, attempt: start.attempt, subject: survey.target?.trim() || null, bundleBytes, owned: OWNED_KINDS[survey.type] ?? [] });
+    return layers.length ? { ...start, layers } : start;
+  }
   const step = stepOf(state.db, survey.id, 'ANALYZE');
   state.notify([changeJob(state.db, step, { message: `The bundle is the one survey ${reuse.from} analysed: checking its advisories against today's vulnerability data.` })]);
   return { ...start, reuse };
@@ -91,7 +100,7 @@ export async function beginSurveyAnalysis(state: ProjectState, input: AnalysisTa
 
 /** The advisories the subject's reused contents hold now (matching again may have changed them). */
 const advisoryCount = (state: ProjectState, source: AnalysisSource) => Number(state.sql.exec(
-  "SELECT count(*) AS n FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'vuln_finding'", source.survey_id, source.attempt,
+  "SELECT count(*) AS n FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = 'vuln_finding'", source.survey_id, source.attempt,
 ).one().n);
 
 export type ReuseFinish = { completed: true } | { completed: false; reusable: boolean };

@@ -4,7 +4,7 @@
 // content pointers in one small write, and the rows they no longer point at are deleted in slices
 // afterwards (src/project/purges.ts), so the object keeps answering while a large bundle is analysed.
 import type { JsonObject } from '../lib/json';
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { refList } from '../analysis/components';
 import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
 import { CONTENT_KINDS, type AnalysisRow, type Component, type ContentKind, type CryptoAsset, type Dependency, type FindingKind, type FindingRow, type Observation, type StoredCounts } from '../analysis/types';
@@ -18,9 +18,10 @@ import { changeJob, findJob, isFinished, isSurvey, settleSurvey, stepOf, type Jo
 import type { ProjectState } from './state';
 import { dropLease, failInterrupted, heldByLiveAttempt, leaseOf, releaseLease, renewLease, takeLease } from './leases';
 import { rowsByBomRef } from './dependency-graph';
+import { layeredRow, layersOf, markRemoved, setSize } from './content-layers';
 import { queuePurge } from './purges';
 import { queueReports, skipReports } from './report-build';
-import { contents, jobs, stepLeases, subjectContents, subjects, uploads } from './schema';
+import { jobs, stepLeases, subjectContents, subjects, uploads } from './schema';
 
 /**
  * The kinds a survey type owns: finishing an inventory survey replaces the subject's components,
@@ -54,6 +55,8 @@ interface StagedRow {
 /** A staged row as it travels to the project object: its data already JSON, written once by the consumer. */
 export interface SerializedRow extends Omit<StagedRow, 'data'> {
   data: string;
+  /** A key of a layered kind the attempt sent before (src/project/content-layers.ts). */
+  repeat?: boolean;
 }
 
 export function serializedRow(item: FoundItem): SerializedRow {
@@ -147,7 +150,8 @@ export interface AnalysisReuse {
 }
 
 export type AnalysisStart =
-  | { run: true; target: string | null; attempt: number; reuse?: AnalysisReuse }
+  /** `layers`: the kinds the attempt stages as layers over the subject's current rows (src/project/content-layers.ts). */
+  | { run: true; target: string | null; attempt: number; reuse?: AnalysisReuse; layers?: ContentKind[] }
   | { run: false; reason: string };
 
 /**
@@ -201,9 +205,19 @@ export function stageContents(state: ProjectState, input: StageInput): boolean {
   if (!found || !lease) return false;
   const { surveyId, attempt } = input;
   const counts = { ...lease.counts };
+  const layers = layersOf(state, surveyId, attempt);
   state.db.transaction(() => {
     for (const row of input.rows) {
       const key = [surveyId, attempt, row.kind, row.key] as const;
+      const base = layers.get(row.kind);
+      const own = base && state.sql.exec<{ data: string }>(SELECT_CONTENT, ...key).toArray()[0];
+      if (base && !own) {
+        // A layer writes a key only where it differs from its base's row (content-layers.ts).
+        if (!row.repeat) counts[row.kind] = (counts[row.kind] ?? 0) + 1;
+        const data = layeredRow(state, base, row, (old, found) => merged(row.kind, old, found));
+        if (data !== null) state.sql.exec(INSERT_CONTENT, ...key, row.purl, row.name, row.version, data);
+        continue;
+      }
       // Most items are new: try the insert first, merge only on a repeat.
       const inserted = state.sql.exec(INSERT_CONTENT, ...key, row.purl, row.name, row.version, row.data).rowsWritten > 0;
       if (inserted) counts[row.kind] = (counts[row.kind] ?? 0) + 1;
@@ -219,6 +233,26 @@ export function stageContents(state: ProjectState, input: StageInput): boolean {
     state.notify([changeJob(state.db, found.step, { progress: Math.min(99, input.progress), message: `Reading the bundle (${Math.floor(input.progress)}%).` })]);
   }
   return true;
+}
+
+/**
+ * Records keys of a layer's base the bundle no longer lists (the consumer found them once the bundle
+ * was read) and renews the lease; false when the attempt should stop.
+ */
+export function removeLayerKeys(state: ProjectState, input: { surveyId: string; attempt: number; kind: ContentKind; keys: string[] }): boolean {
+  const found = runnableStep(state, input.surveyId);
+  if (!found || !renewLease(state, found.step.id, input.attempt)) return false;
+  markRemoved(state, input);
+  return true;
+}
+
+/**
+ * The attempt held more keys than a layered analysis keeps in memory: the step's next attempt
+ * analyses the bundle without layers (a full set).
+ */
+export function unlayerAnalysis(state: ProjectState, input: { surveyId: string }): void {
+  const found = runnableStep(state, input.surveyId);
+  if (found) state.notify([changeJob(state.db, found.step, { metadata: { layers: 'off' } })]);
 }
 
 export interface AnalysisResult {
@@ -360,16 +394,18 @@ export interface ContentItem {
  */
 export function contentsPage(state: ProjectState, query: ContentsQuery): { items: ContentItem[]; total: number; offset: number; limit: number } {
   if (query.kind && !CONTENT_KINDS.includes(query.kind)) throw invalidParameter('kind', `kind is one of ${CONTENT_KINDS.join(', ')}.`);
-  const current = and(
-    eq(subjectContents.subject, query.subject),
-    query.kind ? eq(subjectContents.kind, query.kind) : ne(subjectContents.kind, 'dependency'),
-    eq(contents.surveyId, subjectContents.surveyId), eq(contents.attempt, subjectContents.attempt), eq(contents.kind, subjectContents.kind),
-  );
-  const total = state.db.select({ n: sql<number>`count(*)` }).from(subjectContents).innerJoin(contents, current).get()!.n;
-  const rows = state.db.select({ row: contents }).from(subjectContents).innerJoin(contents, current)
-    .orderBy(asc(contents.kind), asc(contents.key)).limit(query.limit).offset(query.offset).all();
+  const current = `FROM subject_contents sc JOIN content_rows c ON c.survey_id = sc.survey_id AND c.attempt = sc.attempt AND c.kind = sc.kind
+    WHERE sc.subject = ?1 AND (CASE WHEN ?2 IS NULL THEN sc.kind != 'dependency' ELSE sc.kind = ?2 END)`;
+  const kind = query.kind ?? null;
+  const pointers = state.sql.exec<{ kind: string; survey_id: string; attempt: number }>('SELECT kind, survey_id, attempt FROM subject_contents WHERE subject = ?', query.subject).toArray()
+    .filter((p) => (kind ? p.kind === kind : p.kind !== 'dependency'));
+  const total = pointers.reduce((n, p) => n + setSize(state, p, p.kind), 0);
+  const rows = state.sql.exec<Omit<ContentItem, 'data'> & { data: string }>(
+    `SELECT c.kind, c.key, c.name, c.version, c.purl, c.survey_id, c.data ${current} ORDER BY c.kind, c.key LIMIT ?3 OFFSET ?4`,
+    query.subject, kind, query.limit, query.offset,
+  ).toArray();
   return {
-    items: rows.map(({ row: r }) => ({ kind: r.kind, key: r.key, name: r.name, version: r.version, purl: r.purl, survey_id: r.surveyId, data: r.data })),
+    items: rows.map((r) => ({ kind: r.kind, key: r.key, name: r.name, version: r.version, purl: r.purl, survey_id: r.survey_id, data: JSON.parse(r.data) as JsonObject })),
     total, offset: query.offset, limit: query.limit,
   };
 }
@@ -396,7 +432,7 @@ export interface RowsQuery {
 export function analysisRows(state: ProjectState, query: RowsQuery): { rows: AnalysisRow[]; next: string | null } {
   if (query.bomRefs) return { rows: rowsByBomRef(state, { surveyId: query.surveyId, attempt: query.attempt, kind: query.kind, refs: query.bomRefs }), next: null };
   const rows = state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null; data: string }>(
-    'SELECT key, name, purl, version, data FROM contents WHERE survey_id = ? AND attempt = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?',
+    'SELECT key, name, purl, version, data FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?',
     query.surveyId, query.attempt, query.kind, query.after ?? '', query.limit,
   ).toArray().map((r) => ({ ...r, data: JSON.parse(r.data) as JsonObject }));
   return { rows, next: rows.length === query.limit ? rows.at(-1)!.key : null };

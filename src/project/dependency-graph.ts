@@ -64,12 +64,12 @@ const unique = (values: Iterable<string>) => [...new Set(values)];
 function byBomRef<T extends { key: string }>(state: ProjectState, source: AttemptSource, kind: string, refs: string[], columns: string): T[] {
   if (!refs.length) return [];
   const { surveyId, attempt } = source;
-  const keyed = state.sql.exec<T>(`SELECT ${columns} FROM contents WHERE ${ATTEMPT} AND key ${IN_LIST} AND json_extract(data, '$.bomRef') = key`,
+  const keyed = state.sql.exec<T>(`SELECT ${columns} FROM content_rows WHERE ${ATTEMPT} AND key ${IN_LIST} AND json_extract(data, '$.bomRef') = key`,
     surveyId, attempt, kind, JSON.stringify(refs)).toArray();
   const found = new Set(keyed.map((row) => row.key));
   const rest = refs.filter((ref) => !found.has(ref));
   if (!rest.length) return keyed;
-  const scanned = state.sql.exec<T>(`SELECT ${columns} FROM contents WHERE ${ATTEMPT} AND json_extract(data, '$.bomRef') ${IN_LIST} ORDER BY key`,
+  const scanned = state.sql.exec<T>(`SELECT ${columns} FROM content_rows WHERE ${ATTEMPT} AND json_extract(data, '$.bomRef') ${IN_LIST} ORDER BY key`,
     surveyId, attempt, kind, JSON.stringify(rest)).toArray();
   return keyed.concat(scanned);
 }
@@ -91,7 +91,7 @@ function dependsOnOf(state: ProjectState, source: AttemptSource, refs: string[])
   const out = new Map<string, string[]>();
   if (!refs.length) return out;
   const rows = state.sql.exec<{ key: string; deps: string | null }>(
-    `SELECT key, json_extract(data, '$.dependsOn') AS deps FROM contents WHERE ${ATTEMPT} AND key ${IN_LIST}`,
+    `SELECT key, json_extract(data, '$.dependsOn') AS deps FROM content_rows WHERE ${ATTEMPT} AND key ${IN_LIST}`,
     source.surveyId, source.attempt, 'dependency', JSON.stringify(refs)).toArray();
   for (const row of rows) {
     const deps = row.deps ? (JSON.parse(row.deps) as unknown) : [];
@@ -105,7 +105,7 @@ function nestedIn(state: ProjectState, source: AttemptSource, refs: string[]): M
   const out = new Map<string, Node[]>();
   if (!refs.length) return out;
   const rows = state.sql.exec<Node & { parent: string }>(
-    `SELECT ${NODE}, json_extract(data, '$.parentRef') AS parent FROM contents WHERE ${ATTEMPT} AND json_extract(data, '$.parentRef') ${IN_LIST} ORDER BY key`,
+    `SELECT ${NODE}, json_extract(data, '$.parentRef') AS parent FROM content_rows WHERE ${ATTEMPT} AND json_extract(data, '$.parentRef') ${IN_LIST} ORDER BY key`,
     source.surveyId, source.attempt, 'component', JSON.stringify(refs)).toArray();
   for (const { parent, ...node } of rows) out.set(parent, [...(out.get(parent) ?? []), node]);
   return out;
@@ -120,17 +120,17 @@ function resolve(state: ProjectState, source: AttemptSource, refs: string[], cac
   const wanted = unique(refs.filter((ref) => !cache.has(ref)));
   if (!wanted.length) return [];
   for (const ref of wanted) cache.set(ref, []);
-  const keyed = state.sql.exec<Node>(`SELECT ${NODE} FROM contents WHERE ${ATTEMPT} AND key ${IN_LIST} AND json_extract(data, '$.bomRef') = key`,
+  const keyed = state.sql.exec<Node>(`SELECT ${NODE} FROM content_rows WHERE ${ATTEMPT} AND key ${IN_LIST} AND json_extract(data, '$.bomRef') = key`,
     source.surveyId, source.attempt, 'component', JSON.stringify(wanted)).toArray();
   for (const node of keyed) cache.get(node.ref!)!.push(node);
   let rest = wanted.filter((ref) => !cache.get(ref)!.length);
   if (rest.length) {
-    const assets = new Set(state.sql.exec<{ key: string }>(`SELECT key FROM contents WHERE ${ATTEMPT} AND key ${IN_LIST}`,
+    const assets = new Set(state.sql.exec<{ key: string }>(`SELECT key FROM content_rows WHERE ${ATTEMPT} AND key ${IN_LIST}`,
       source.surveyId, source.attempt, 'crypto_asset', JSON.stringify(rest)).toArray().map((row) => row.key));
     rest = rest.filter((ref) => !assets.has(ref));
   }
   if (!rest.length) return keyed;
-  const scanned = state.sql.exec<Node>(`SELECT ${NODE} FROM contents WHERE ${ATTEMPT} AND json_extract(data, '$.bomRef') ${IN_LIST} ORDER BY key`,
+  const scanned = state.sql.exec<Node>(`SELECT ${NODE} FROM content_rows WHERE ${ATTEMPT} AND json_extract(data, '$.bomRef') ${IN_LIST} ORDER BY key`,
     source.surveyId, source.attempt, 'component', JSON.stringify(rest)).toArray();
   for (const node of scanned) cache.get(node.ref!)?.push(node);
   return keyed.concat(scanned);
@@ -169,7 +169,7 @@ export function bundledComponents(state: ProjectState, query: BundledQuery): Rec
     if (node.ref && (node.nested ?? 0) > 0) parents.add(node.ref);
   };
   const roots = keys.length
-    ? state.sql.exec<Node>(`SELECT ${NODE} FROM contents WHERE ${ATTEMPT} AND key ${IN_LIST}`, source.surveyId, source.attempt, 'component', JSON.stringify(keys)).toArray()
+    ? state.sql.exec<Node>(`SELECT ${NODE} FROM content_rows WHERE ${ATTEMPT} AND key ${IN_LIST}`, source.surveyId, source.attempt, 'component', JSON.stringify(keys)).toArray()
     : [];
   for (const key of keys) answer[key] = [];
   for (const root of roots) {

@@ -12,6 +12,7 @@ import type { ProjectState } from './state';
 import { criticalityRatings, portfolioMembers, portfolioResults, portfolios, scoreHistory, scoringWork, subjectContents, subjects } from './schema';
 import { dropBuild, requestScoring } from './scoring-store';
 import { queueBackfill } from './backfill';
+import { currentComponentsByPurl } from './content-layers';
 
 export type PortfolioRow = typeof portfolios.$inferSelect;
 export type MemberType = 'subject' | 'package';
@@ -101,12 +102,10 @@ export function memberSubjects(state: ProjectState, row: PortfolioRow): string[]
     // A package URL without a version: its components' purls start with it, then `@`, `?` or `#` (or are it).
     // All of those sort from it to it + 'A' ('#' < '?' < '@' < 'A'): that range lets the purl index find them
     // (otherwise every subject's components are scanned, about 150 ms a package at 1,000 subjects).
-    for (const hit of state.sql.exec<{ subject: string }>(
-      `SELECT DISTINCT sc.subject FROM contents c JOIN subject_contents sc ON sc.survey_id = c.survey_id AND sc.attempt = c.attempt AND sc.kind = c.kind
-       WHERE c.kind = 'component' AND c.purl >= ?1 AND c.purl < ?1 || 'A'
+    for (const hit of state.sql.exec<{ subject: string }>(currentComponentsByPurl('sc.subject',
+      `c.purl >= ?1 AND c.purl < ?1 || 'A'
          AND (c.purl = ?1 OR (c.purl >= ?1 || '@' AND c.purl < ?1 || 'A') OR (c.purl >= ?1 || '?' AND c.purl < ?1 || '@') OR (c.purl >= ?1 || '#' AND c.purl < ?1 || '$'))`,
-      m.value,
-    )) found.add(hit.subject);
+      'UNION'), m.value)) found.add(hit.subject);
   }
   return [...found].sort();
 }

@@ -28,6 +28,8 @@ import * as health from './health';
 import { resolveRef } from './health-resolve';
 import { expireLeases } from './leases';
 import { purgeSlice } from './purges';
+import { layerBaseKeys } from './content-layers';
+import type { ContentKind } from '../analysis/types';
 import * as reportBuild from './report-build';
 import * as reportRead from './reports';
 import * as documents from './documents';
@@ -404,6 +406,18 @@ export class ProjectObject extends DurableObject<Env> {
 
   async stageContents(input: analysis.StageInput) {
     return this.rpc((state) => analysis.stageContents(state, input));
+  }
+
+  async layerBaseKeys(input: { surveyId: string; attempt: number; kind: ContentKind; after?: string }) {
+    return this.rpc((state) => layerBaseKeys(state, input));
+  }
+
+  async removeLayerKeys(input: { surveyId: string; attempt: number; kind: ContentKind; keys: string[] }) {
+    return this.rpc((state) => analysis.removeLayerKeys(state, input));
+  }
+
+  async unlayerAnalysis(input: { surveyId: string }) {
+    return this.rpc((state) => analysis.unlayerAnalysis(state, input));
   }
 
   async finishAnalysis(result: analysis.AnalysisResult) {

@@ -9,6 +9,7 @@ import { nowIso } from '../lib/ids';
 import type { PurlRange } from '../vulndb/changes';
 import type { SerializedRow } from './analysis-store';
 import type { ProjectState } from './state';
+import { currentComponentsByPurl } from './content-layers';
 import { queuePurge } from './purges';
 import { subjectChanged } from './scoring-store';
 
@@ -81,11 +82,10 @@ export function componentsInRanges(state: ProjectState, input: { ranges: PurlRan
     const range = input.ranges[i]!;
     const from = cursor?.range === i ? cursor : null;
     const page = state.sql.exec<CurrentComponent & { rid: number; purl: string }>(
-      `SELECT c.rowid AS rid, c.key, c.name, c.purl, c.version, sc.subject, c.survey_id, c.attempt
-       FROM contents c JOIN subject_contents sc ON sc.survey_id = c.survey_id AND sc.attempt = c.attempt AND sc.kind = c.kind
-       WHERE c.purl >= max(?1, ?3) AND c.purl < ?2 AND (c.purl, c.rowid) > (?3, ?4) AND c.kind = 'component'
-         AND (?5 OR c.purl = ?1 OR substr(c.purl, length(?1) + 1, 1) IN ('@', '?', '#'))
-       ORDER BY c.purl, c.rowid LIMIT ?6`,
+      currentComponentsByPurl('c.rowid AS rid, c.key, c.name, c.purl, c.version, sc.subject, sc.survey_id, sc.attempt',
+        `c.purl >= max(?1, ?3) AND c.purl < ?2 AND (c.purl, c.rowid) > (?3, ?4)
+         AND (?5 OR c.purl = ?1 OR substr(c.purl, length(?1) + 1, 1) IN ('@', '?', '#'))`,
+        'UNION ALL') + ' ORDER BY purl, rid LIMIT ?6',
       range.prefix, upperBound(range), from?.purl ?? '', from?.rowid ?? 0, range.loose ? 1 : 0, limit - rows.length,
     ).toArray();
     for (const { rid: _rid, ...row } of page) rows.push(row);
@@ -116,9 +116,9 @@ export function componentsWithAdvisories(state: ProjectState, input: { advisorie
   const page = state.sql.exec<CurrentComponent & { finding: string }>(
     `SELECT f.key AS finding, c.key, c.name, c.purl, c.version, sc.subject, c.survey_id, c.attempt
      FROM subject_contents sc
-     JOIN contents f ON f.survey_id = sc.survey_id AND f.attempt = sc.attempt AND f.kind = 'vuln_finding'
+     JOIN content_rows f ON f.survey_id = sc.survey_id AND f.attempt = sc.attempt AND f.kind = 'vuln_finding'
      JOIN subject_contents scc ON scc.subject = sc.subject AND scc.kind = 'component'
-     JOIN contents c ON c.survey_id = scc.survey_id AND c.attempt = scc.attempt AND c.kind = 'component' AND c.key = substr(f.key, instr(f.key, '|') + 1)
+     JOIN content_rows c ON c.survey_id = scc.survey_id AND c.attempt = scc.attempt AND c.kind = 'component' AND c.key = substr(f.key, instr(f.key, '|') + 1)
      WHERE sc.kind = 'vuln_finding' AND sc.subject >= ?2 AND (sc.subject > ?2 OR f.key > ?3)
        AND substr(f.key, 1, instr(f.key, '|') - 1) IN (SELECT value FROM json_each(?1))
      ORDER BY sc.subject, f.key LIMIT ?4`,
@@ -177,7 +177,7 @@ function replaceOne(state: ProjectState, group: FindingReplacement): boolean {
   const aligned = findings !== null && findings.survey_id === group.surveyId && findings.attempt === group.attempt;
   const stored = aligned
     ? state.sql.exec<StoredFinding>(
-      `SELECT key, name, purl, version, data FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'vuln_finding'
+      `SELECT key, name, purl, version, data FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = 'vuln_finding'
        AND substr(key, instr(key, '|') + 1) IN (SELECT value FROM json_each(?))`,
       group.surveyId, group.attempt, JSON.stringify([...keys]),
     ).toArray()
@@ -188,6 +188,7 @@ function replaceOne(state: ProjectState, group: FindingReplacement): boolean {
   });
   if (same) return false;
   state.db.transaction(() => {
+    // Findings are never layered (LAYERED_KINDS): their set's rows are its own, replaced in place.
     if (stored.length) {
       state.sql.exec("DELETE FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'vuln_finding' AND key IN (SELECT value FROM json_each(?))",
         group.surveyId, group.attempt, JSON.stringify(stored.map((r) => r.key)));

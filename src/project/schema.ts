@@ -104,6 +104,29 @@ export const contents = sqliteTable('contents', {
 }, (t) => [primaryKey({ columns: [t.surveyId, t.attempt, t.kind, t.key] }), index('contents_purl').on(t.purl)]);
 
 /**
+ * A layered set of content rows (docs/decisions.md, "A changed bundle writes what changed"): the set
+ * (survey, attempt, kind) is its own rows (new or changed keys) over the rows of its base, a full set
+ * of an earlier analysis, but for the base's keys it has a row of or lists in `content_removals`.
+ * Readers see the sets through the `content_rows` view (migration 0012). WITHOUT ROWID in the
+ * migration: the view's search of one set then meets at most one layer, and pages in key order.
+ */
+export const contentLayers = sqliteTable('content_layers', {
+  surveyId: text('survey_id').notNull(),
+  attempt: integer('attempt').notNull(),
+  kind: text('kind').notNull(),
+  baseSurveyId: text('base_survey_id').notNull(),
+  baseAttempt: integer('base_attempt').notNull(),
+}, (t) => [primaryKey({ columns: [t.surveyId, t.attempt, t.kind] }), index('content_layers_base').on(t.baseSurveyId, t.baseAttempt, t.kind)]);
+
+/** The base's keys a layered set does not hold (the bundle no longer lists them). WITHOUT ROWID in the migration. */
+export const contentRemovals = sqliteTable('content_removals', {
+  surveyId: text('survey_id').notNull(),
+  attempt: integer('attempt').notNull(),
+  kind: text('kind').notNull(),
+  key: text('key').notNull(),
+}, (t) => [primaryKey({ columns: [t.surveyId, t.attempt, t.kind, t.key] })]);
+
+/**
  * A subject's current contents of one kind: which survey's rows (and which attempt of it) they are.
  * Finishing an analysis flips these pointers in one small write; the rows they no longer point at
  * are deleted afterwards in slices (`content_purges`).

@@ -170,9 +170,10 @@ export function subjectEvidence(state: ProjectState, subject: string, scanned?: 
   const vuln = currentOf(state, subject, 'vuln_finding');
   if (vuln) {
     for (const row of state.sql.exec<{ data: string; listed: number | null }>(
-      `SELECT f.data, json_extract(c.data, '$.listed') AS listed FROM contents f
-       LEFT JOIN contents c ON c.survey_id = f.survey_id AND c.attempt = f.attempt AND c.kind = 'component' AND c.key = json_extract(f.data, '$.component_key')
-       WHERE f.survey_id = ? AND f.attempt = ? AND f.kind = 'vuln_finding'`, vuln.survey_id, vuln.attempt)) {
+      // A subquery, not a join: through the content_rows view each lookup stays one search of each set.
+      `SELECT f.data, (SELECT json_extract(c.data, '$.listed') FROM content_rows c
+         WHERE c.survey_id = ?1 AND c.attempt = ?2 AND c.kind = 'component' AND c.key = json_extract(f.data, '$.component_key')) AS listed
+       FROM content_rows f WHERE f.survey_id = ?1 AND f.attempt = ?2 AND f.kind = 'vuln_finding'`, vuln.survey_id, vuln.attempt)) {
       evidence.vulns.push({ data: JSON.parse(row.data) as JsonObject, listed: row.listed ?? 1 });
     }
   }
@@ -186,15 +187,15 @@ export function subjectEvidence(state: ProjectState, subject: string, scanned?: 
   const crypto = currentOf(state, subject, 'crypto_finding');
   if (crypto) {
     for (const row of state.sql.exec<{ data: string; protocol: string | null }>(
-      `SELECT f.data, json_extract(a.data, '$.protocol') AS protocol FROM contents f
-       LEFT JOIN contents a ON a.survey_id = f.survey_id AND a.attempt = f.attempt AND a.kind = 'crypto_asset' AND a.key = f.key
-       WHERE f.survey_id = ? AND f.attempt = ? AND f.kind = 'crypto_finding'`, crypto.survey_id, crypto.attempt)) {
+      `SELECT f.data, (SELECT json_extract(a.data, '$.protocol') FROM content_rows a
+         WHERE a.survey_id = ?1 AND a.attempt = ?2 AND a.kind = 'crypto_asset' AND a.key = f.key) AS protocol
+       FROM content_rows f WHERE f.survey_id = ?1 AND f.attempt = ?2 AND f.kind = 'crypto_finding'`, crypto.survey_id, crypto.attempt)) {
       evidence.crypto.push({ data: JSON.parse(row.data) as JsonObject, protocol: row.protocol ? JSON.parse(row.protocol) as JsonObject : null });
     }
   }
   const runtime = currentOf(state, subject, 'runtime_finding');
   if (runtime) {
-    for (const row of state.sql.exec<{ data: string }>("SELECT data FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'runtime_finding'", runtime.survey_id, runtime.attempt)) {
+    for (const row of state.sql.exec<{ data: string }>("SELECT data FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = 'runtime_finding'", runtime.survey_id, runtime.attempt)) {
       evidence.runtime.push(JSON.parse(row.data) as JsonObject);
     }
   }
@@ -236,7 +237,7 @@ function libraryCandidates(state: ProjectState, components: Current, after: stri
   const candidates: LibraryCandidate[] = [];
   let rows = 0;
   let last: string | null = null;
-  const query = `SELECT key, name, purl, version FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component'${after === null ? '' : ' AND key > ?'} ORDER BY key LIMIT ?`;
+  const query = `SELECT key, name, purl, version FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = 'component'${after === null ? '' : ' AND key > ?'} ORDER BY key LIMIT ?`;
   const params = after === null ? [limit] : [after, limit];
   for (const [key, name, purl, version] of state.sql.exec(query, components.survey_id, components.attempt, ...params)
     .raw() as IterableIterator<[string, string, string | null, string | null]>) {
@@ -249,7 +250,7 @@ function libraryCandidates(state: ProjectState, components: Current, after: stri
 
 /** Whether an attempt holds more than `limit` components (counted on the key index, stopping past the limit). */
 function componentsOver(state: ProjectState, components: Current, limit: number): boolean {
-  return state.sql.exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component' LIMIT ?)",
+  return state.sql.exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = 'component' LIMIT ?)",
     components.survey_id, components.attempt, limit + 1).one().n > limit;
 }
 
@@ -269,7 +270,7 @@ export function libraryScanPage(state: ProjectState, input: { subject: string; f
 /** How many times each of some components was listed (`listed` of its data), when its data says. */
 function listedOf(state: ProjectState, components: Current, keys: string[]): Map<string, number> {
   return new Map(state.sql.exec<{ key: string; listed: number | null }>(
-    "SELECT key, json_extract(data, '$.listed') AS listed FROM contents WHERE survey_id = ? AND attempt = ? AND kind = 'component' AND key IN (SELECT value FROM json_each(?))",
+    "SELECT key, json_extract(data, '$.listed') AS listed FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = 'component' AND key IN (SELECT value FROM json_each(?))",
     components.survey_id, components.attempt, JSON.stringify(keys),
   ).toArray().filter((r) => r.listed !== null).map((r) => [r.key, r.listed!]));
 }

@@ -16,7 +16,9 @@ import { componentFindings, deriveFindings } from './findings';
 import { MatchMemo } from '../analysis/findings';
 import { RecordCache } from '../vulndb/lookup';
 import { buildReports } from './reports';
-import { AnalysisAbandoned, yieldToEventLoop } from '../lib/yielding';
+import { AnalysisAbandoned, yieldNow, yieldToEventLoop } from '../lib/yielding';
+import { LAYER_KEYS_PAGE } from '../project/content-layers';
+import type { ContentKind } from '../analysis/types';
 import { consumeEach } from './consume';
 import { rematchSubject } from './rematch';
 import type { ReuseFinish } from '../project/analysis-reuse';
@@ -49,14 +51,28 @@ export class Stager {
   private readonly matches = new MatchMemo();
   /** Bytes of the bundle read so far, of `size`. */
   bytesRead = 0;
+  /**
+   * The keys sent of each kind staged as a layer (src/project/content-layers.ts): a key sent again is
+   * a repeat, and a key of the base never sent is gone from the bundle.
+   */
+  private readonly sent = new Map<ContentKind, Set<string>>();
+  private keys = 0;
 
-  constructor(private readonly env: Env, private readonly message: AnalysisMessage, private readonly attempt: number, private readonly size: number) {}
+  constructor(private readonly env: Env, private readonly message: AnalysisMessage, private readonly attempt: number, private readonly size: number, layers: ContentKind[] = []) {
+    for (const kind of layers) this.sent.set(kind, new Set());
+  }
 
   async add(item: FoundItem): Promise<void> {
     const row = serializedRow(item);
     // A bundle fault, not ours: say so with a bundle class instead of failing storage after retries.
     if (row.data.length > MAX_ITEM_JSON_BYTES) {
       throw new BundleError('archive_limits', `A ${item.kind.replace('_', ' ')} in ${item.source} is larger than ${MAX_ITEM_JSON_BYTES / 1024} KiB as JSON; such items cannot be stored.`);
+    }
+    const sent = this.sent.get(row.kind);
+    if (sent?.has(row.key)) row.repeat = true;
+    else if (sent) {
+      sent.add(row.key);
+      if (++this.keys > LAYER_MAX_KEYS) throw new LayerOverflow();
     }
     this.rows.push(row);
     if (this.rows.length >= STAGE_BATCH) await this.flush();
@@ -74,6 +90,42 @@ export class Stager {
       stub.stageContents({ surveyId: this.message.surveyId, attempt: this.attempt, rows, progress }));
     if (!active) throw new AnalysisAbandoned();
     await yieldToEventLoop();
+  }
+
+  /** Once the bundle is read: the keys of each layer's base the bundle no longer lists are recorded as removed. */
+  async closeLayers(): Promise<void> {
+    const { projectId, surveyId } = this.message;
+    const remove = async (kind: ContentKind, keys: string[]) => {
+      const active = await withProjectWork<boolean>(this.env, projectId, (stub) => stub.removeLayerKeys({ surveyId, attempt: this.attempt, kind, keys }));
+      if (!active) throw new AnalysisAbandoned();
+    };
+    for (const [kind, sent] of this.sent) {
+      let removed: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await withProjectWork<{ keys: string[]; next: string | null }>(this.env, projectId, (stub) =>
+          stub.layerBaseKeys({ surveyId, attempt: this.attempt, kind, after }));
+        for (const key of page.keys) if (!sent.has(key)) removed.push(key);
+        if (removed.length >= LAYER_KEYS_PAGE) {
+          await remove(kind, removed.slice(0, LAYER_KEYS_PAGE));
+          removed = removed.slice(LAYER_KEYS_PAGE);
+        }
+        if (!page.next) break;
+        after = page.next;
+        await yieldNow();
+      }
+      if (removed.length) await remove(kind, removed);
+    }
+    this.sent.clear();
+  }
+}
+
+/** The keys a layered analysis holds in memory at most (about 100 bytes each); past them the step is analysed again without layers. */
+export const LAYER_MAX_KEYS = 250_000;
+
+class LayerOverflow extends Error {
+  constructor() {
+    super(`the bundle lists more than ${LAYER_MAX_KEYS} items: analysed again without layers`);
   }
 }
 
@@ -135,7 +187,7 @@ export async function analyse(env: Env, message: AnalysisMessage): Promise<void>
   if (!object) {
     return fail(env, message, attempt, 'bundle_missing', `The bundle ${message.bundleId} is not in storage any more; upload it again in a new survey.`);
   }
-  const stager = new Stager(env, message, attempt, object.size);
+  const stager = new Stager(env, message, attempt, object.size, start.layers);
   let summary: BundleSummary;
   try {
     summary = await readBundle(counted(object.body, stager), {
@@ -146,10 +198,12 @@ export async function analyse(env: Env, message: AnalysisMessage): Promise<void>
       onDependency: (dependency, source) => stager.add({ kind: 'dependency', source: source.path, dependency }),
     });
     await stager.flush();
+    await stager.closeLayers();
     await deriveFindings(env, message, attempt, stager);
   } catch (error) {
     if (error instanceof BundleError) return fail(env, message, attempt, error.failureClass, error.message);
     if (error instanceof AnalysisAbandoned) return;
+    if (error instanceof LayerOverflow) await withProjectWork(env, message.projectId, (stub) => stub.unlayerAnalysis({ surveyId: message.surveyId }));
     throw error;
   }
 
