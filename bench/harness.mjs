@@ -63,15 +63,18 @@ export async function benchService(port, name, { group = false, inspectorPort = 
   }
 }
 
-/** A CycloneDX 1.6 SBOM of `count` npm packages (about 135 bytes each), written as a stream. */
-export async function generateSbom(file, count, subject) {
+/**
+ * A CycloneDX 1.6 SBOM of `count` npm packages (about 135 bytes each), written as a stream. `prefix`
+ * names the packages (`package-` unless given), so several documents of one bundle can list different ones.
+ */
+export async function generateSbom(file, count, subject, prefix = 'package-') {
   const out = createWriteStream(file);
   const write = async (text) => {
     if (!out.write(text)) await once(out, 'drain');
   };
   await write(`{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"metadata":{"component":{"type":"application","name":"${subject}"}},"components":[`);
   for (let i = 0; i < count; i++) {
-    const name = `package-${i.toString(36)}`;
+    const name = `${prefix}${i.toString(36)}`;
     const version = `${i % 7}.${i % 13}.${i % 17}`;
     const purl = `pkg:npm/${name}@${version}`;
     await write(`${i ? ',' : ''}{"type":"library","bom-ref":"${purl}","name":"${name}","version":"${version}","purl":"${purl}"}`);
