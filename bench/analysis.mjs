@@ -39,7 +39,8 @@ const ANALYSIS_PARTS = ['analyse', 'readBundle', 'flush', 'componentFindings', '
 const service = await benchService(PORT, 'analysis', { inspectorPort: BIG || PROFILE ? INSPECTOR_PORT : null });
 try {
   execFileSync(process.execPath, [join(root, 'scripts/vulndb-import.mjs'), join(root, 'vulndb/starter'), '--persist-to', join(service.work, 'state'), '--quiet'], { stdio: 'inherit' });
-  const pass = await createPass(service.P, service.session);
+  // The import writes the local D1 beside the running Worker: its first request after may find the connection closed.
+  const pass = await until(() => createPass(service.P, service.session).catch((error) => (console.error(`creating the upload pass: ${error.cause?.code ?? error.message}; again`), null)), 'no upload pass in 60 s', 60_000, 2_000);
   const headers = { authorization: `Bearer ${service.session}` };
   const getJob = async (id) => (await fetch(`${service.P}/v1/job/${id}`, { headers })).json();
 
