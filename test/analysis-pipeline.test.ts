@@ -8,9 +8,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { api, json } from './helpers';
 import { dataTenant } from './data-plane';
 import type { Env } from '../src/env';
-import { RPC_PAYLOAD_CHARS, slicesBySize } from '../src/lib/rpc-payload';
+import { RPC_PAYLOAD_CHARS, rowChars, slicesBySize } from '../src/lib/rpc-payload';
 import type { AnalysisRow, RowsQuery, StageInput } from '../src/project/analysis-store';
-import { stagedRowChars } from '../src/queues/analysis';
 import { FINDINGS_PAGE } from '../src/queues/findings';
 import { analysed, analyzeStep, buildReports, contentsOf, deliver, getJob, P, sbom, drainPurges, leaseCounts, startSurvey, storedRowCount, tarGz, uploaded } from './pipeline';
 
@@ -357,7 +356,7 @@ describe('calls to the project object are bounded in size, not only in items (is
   const recording = () => {
     const staged: number[] = [];
     const pages: { chars: number; rows: number; next: boolean }[] = [];
-    const rowChars = (r: AnalysisRow) => 32 + r.key.length + r.name.length + (r.purl?.length ?? 0) + (r.version?.length ?? 0) + JSON.stringify(r.data).length;
+    const pageRowChars = (r: AnalysisRow) => rowChars({ ...r, data: JSON.stringify(r.data) });
     const PROJECT = {
       idFromName: (name: string) => env.PROJECT.idFromName(name),
       get: (id: DurableObjectId) => {
@@ -366,14 +365,14 @@ describe('calls to the project object are bounded in size, not only in items (is
           get(target, prop) {
             if (prop === 'stageContents') {
               return (input: StageInput) => {
-                staged.push(input.rows.reduce((n, r) => n + stagedRowChars(r), 0));
+                staged.push(input.rows.reduce((n, r) => n + rowChars(r), 0));
                 return target.stageContents(input);
               };
             }
             if (prop === 'analysisRows') {
               return async (query: RowsQuery) => {
                 const answer = (await target.analysisRows(query)) as { rows: AnalysisRow[]; next: string | null };
-                if (!query.bomRefs) pages.push({ chars: answer.rows.reduce((n, r) => n + rowChars(r), 0), rows: answer.rows.length, next: answer.next !== null });
+                if (!query.bomRefs) pages.push({ chars: answer.rows.reduce((n, r) => n + pageRowChars(r), 0), rows: answer.rows.length, next: answer.next !== null });
                 return answer;
               };
             }

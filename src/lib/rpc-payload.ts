@@ -12,6 +12,11 @@
  */
 export const RPC_PAYLOAD_CHARS = 1024 * 1024;
 
+/** Characters a stored row (its data as JSON text) adds to a call: its strings, and a little for its structure. */
+export function rowChars(row: { kind?: string; key: string; name: string; purl: string | null; version: string | null; data: string }): number {
+  return 32 + (row.kind?.length ?? 0) + row.key.length + row.name.length + (row.purl?.length ?? 0) + (row.version?.length ?? 0) + row.data.length;
+}
+
 /**
  * Consecutive slices of `items` whose sizes add up to at most `max` each; an item larger than `max`
  * alone is a slice of its own. No items, no slices.

@@ -12,7 +12,7 @@ import { CONTENT_KINDS, type AnalysisRow, type Component, type ContentKind, type
 // The row shapes are the analysis's own; storage keeps them.
 export { CONTENT_KINDS, type AnalysisRow, type ContentKind, type FindingKind, type FindingRow, type StoredCounts };
 import { invalidParameter } from '../lib/errors';
-import { RPC_PAYLOAD_CHARS } from '../lib/rpc-payload';
+import { RPC_PAYLOAD_CHARS, rowChars } from '../lib/rpc-payload';
 import { nowIso } from '../lib/ids';
 import * as health from './health';
 import { changeJob, findJob, isFinished, isSurvey, settleSurvey, stepOf, type JobRow } from './jobs';
@@ -406,7 +406,7 @@ export function analysisRows(state: ProjectState, query: RowsQuery): { rows: Ana
   let chars = 0;
   let full = false;
   for (const r of cursor) {
-    chars += 32 + r.key.length + r.name.length + (r.purl?.length ?? 0) + (r.version?.length ?? 0) + r.data.length;
+    chars += rowChars(r);
     if (rows.length && chars > RPC_PAYLOAD_CHARS) {
       full = true;
       break;

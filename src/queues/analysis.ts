@@ -17,7 +17,7 @@ import { MatchMemo } from '../analysis/findings';
 import { RecordCache } from '../vulndb/lookup';
 import { buildReports } from './reports';
 import { AnalysisAbandoned, yieldToEventLoop } from '../lib/yielding';
-import { RPC_PAYLOAD_CHARS, slicesBySize } from '../lib/rpc-payload';
+import { RPC_PAYLOAD_CHARS, rowChars, slicesBySize } from '../lib/rpc-payload';
 import { consumeEach } from './consume';
 import { rematchSubject } from './rematch';
 import type { ReuseFinish } from '../project/analysis-reuse';
@@ -45,11 +45,6 @@ export const AnalysisMessageSchema = z.object({
 /** One stored item at most this large as JSON: a project object row holds at most 2 MB. */
 export const MAX_ITEM_JSON_BYTES = 512 * 1024;
 
-/** Characters a staged row adds to a call (its strings, and a little for its structure). */
-export function stagedRowChars(row: SerializedRow): number {
-  return 32 + row.kind.length + row.key.length + row.name.length + (row.purl?.length ?? 0) + (row.version?.length ?? 0) + row.data.length;
-}
-
 /**
  * Collects found items and sends them to the project object STAGE_BATCH at a time, or fewer once
  * they add up to RPC_PAYLOAD_CHARS; each call carries at most that much (a batch's findings, or one
@@ -74,7 +69,7 @@ export class Stager {
       throw new BundleError('archive_limits', `A ${item.kind.replace('_', ' ')} in ${item.source} is larger than ${MAX_ITEM_JSON_BYTES / 1024} KiB as JSON; such items cannot be stored.`);
     }
     this.rows.push(row);
-    this.chars += stagedRowChars(row);
+    this.chars += rowChars(row);
     if (this.rows.length >= STAGE_BATCH || this.chars >= RPC_PAYLOAD_CHARS) await this.flush();
   }
 
@@ -87,7 +82,7 @@ export class Stager {
     // hand and store them with it, instead of reading every component back afterwards.
     rows.push(...(await componentFindings(this.env, rows, this.records, this.matches)).map(serializedRow));
     const progress = this.size > 0 ? Math.round((1000 * this.bytesRead) / this.size) / 10 : undefined;
-    for (const slice of slicesBySize(rows, stagedRowChars)) {
+    for (const slice of slicesBySize(rows, rowChars)) {
       const active = await withProjectWork<boolean>(this.env, this.message.projectId, (stub) =>
         stub.stageContents({ surveyId: this.message.surveyId, attempt: this.attempt, rows: slice, progress }));
       if (!active) throw new AnalysisAbandoned();
