@@ -3,12 +3,18 @@
 // starter OSV set at about 5%, and a synthetic 2,000-asset CBOM; beside the floor measured in the same
 // runtime (JSON.parse of the same file plus one bulk insert of its rows into the project's SQLite).
 // Then the latency of report reads on the 20,000-component report beside the bare route, and (unless
-// BIG=0) a 200 MB SBOM analysed while the Worker isolate's V8 heap is sampled over the DevTools protocol.
-// ONLY=<regex> runs the bundles whose path matches; BIG_ONLY=1 (or ONLY='^$') runs the 200 MB SBOM alone.
+// BIG=0) large bundles surveyed while the Worker isolate's V8 heap is sampled over the DevTools protocol,
+// followed until their renderings and scoring are done, with the peak of each step against the memory
+// targets. BIG_SIZES picks them (MB, comma-separated, default 200): 20 and 200 are one SBOM (150,000 and
+// 1,500,000 components), 1000 a .tar.gz of five 1,500,000-component SBOMs and four CBOMs.
+// ONLY=<regex> runs the bundles whose path matches; BIG_ONLY=1 (or ONLY='^$') runs the large bundles alone.
+// HEAP_PROFILE=1 records a sampling heap profile of the isolate over each large bundle's analysis (the
+// objects that outlived a scavenge and died later, where the old generation's garbage comes from).
 // PROFILE=1 records a CPU profile of the Worker's isolate (the consumer and the project object run there)
 // over each synthetic bundle's survey and prints where the time went; profiling slows what it measures.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchService, bundleSourceMap, cli, createPass, generateSbom, heapAfterGc, inspectWorker, printProfile, until } from './harness.mjs';
 import { readDevVars, root } from '../scripts/local.mjs';
@@ -20,6 +26,12 @@ const BIG_ONLY = process.env.BIG_ONLY === '1';
 const BIG = BIG_ONLY || process.env.BIG !== '0';
 const INSPECTOR_PORT = Number(process.env.INSPECTOR_PORT ?? PORT + 100);
 const PROFILE = process.env.PROFILE === '1';
+const BIG_SIZES = (process.env.BIG_SIZES ?? '200').split(',').map((x) => Number(x.trim())).filter((x) => x > 0);
+const HEAP_PROFILE = process.env.HEAP_PROFILE === '1';
+// The memory targets of issue 22: the isolate's peak (heap used + ArrayBuffer backing stores) under
+// 96 MiB and within 40 MiB of its baseline (after a full GC before the survey), at every step.
+const PEAK_LIMIT = 96 * 2 ** 20;
+const OVER_BASELINE_LIMIT = 40 * 2 ** 20;
 // The functions whose inclusive time PROFILE=1 always lists.
 const ANALYSIS_PARTS = ['analyse', 'readBundle', 'flush', 'componentFindings', 'lookupRecords', 'vulnFindings', 'deriveFindings', 'cryptoFindings', 'stageContents', 'finishAnalysis',
   'buildReports', 'stageEntries', 'writeDocument', 'serializedRow', 'parse', 'stringify'];
@@ -27,7 +39,8 @@ const ANALYSIS_PARTS = ['analyse', 'readBundle', 'flush', 'componentFindings', '
 const service = await benchService(PORT, 'analysis', { inspectorPort: BIG || PROFILE ? INSPECTOR_PORT : null });
 try {
   execFileSync(process.execPath, [join(root, 'scripts/vulndb-import.mjs'), join(root, 'vulndb/starter'), '--persist-to', join(service.work, 'state'), '--quiet'], { stdio: 'inherit' });
-  const pass = await createPass(service.P, service.session);
+  // The import writes the local D1 beside the running Worker: its first request after may find the connection closed.
+  const pass = await until(() => createPass(service.P, service.session).catch((error) => (console.error(`creating the upload pass: ${error.cause?.code ?? error.message}; again`), null)), 'no upload pass in 60 s', 60_000, 2_000);
   const headers = { authorization: `Bearer ${service.session}` };
   const getJob = async (id) => (await fetch(`${service.P}/v1/job/${id}`, { headers })).json();
 
@@ -71,7 +84,14 @@ try {
   profiler?.close();
   printRuns(rows);
   if (big20k) await printReads(service, headers, big20k);
-  if (BIG) await bigSbom(service, pass);
+  if (BIG) {
+    const results = [];
+    for (const mb of BIG_SIZES) {
+      await until(() => quiet(service, headers), 'the previous survey\'s background work did not finish in 5 minutes', 300_000, 250);
+      results.push(await bigSurvey(service, pass, mb));
+    }
+    printBigTargets(results);
+  }
 } finally {
   await service.stop();
 }
@@ -298,7 +318,7 @@ function sampleHeap(inspector, everyMs = 500, stallMs = 5_000) {
         const backing = h.backingStorageSize ?? 0;
         if (now - lastAnswer > stallMs) stats.stalls.push({ from: lastAnswer - t0, to: now - t0, used: h.usedSize, total: h.totalSize, backing });
         lastAnswer = now;
-        stats.series.push({ t: now - t0, used: h.usedSize, total: h.totalSize, backing, waitMs: now - asked });
+        stats.series.push({ t: now - t0, at: Date.now(), used: h.usedSize, total: h.totalSize, backing, waitMs: now - asked });
         stats.peakUsed = Math.max(stats.peakUsed, h.usedSize);
         stats.peakTotal = Math.max(stats.peakTotal, h.totalSize);
         stats.peakBacking = Math.max(stats.peakBacking, backing);
@@ -314,54 +334,193 @@ function sampleHeap(inspector, everyMs = 500, stallMs = 5_000) {
   return { async stop() { stopped = true; await loop; return stats; } };
 }
 
-/** HEAP_LOG=<file>: every heap answer of the big run as CSV. */
-function writeHeapLog(series) {
+/** HEAP_LOG=<file>: every heap answer of the large runs as CSV (`<file>` gets the size before its extension). */
+function writeHeapLog(series, mb) {
   if (!process.env.HEAP_LOG) return;
-  writeFileSync(process.env.HEAP_LOG, `t_s,used_bytes,total_bytes,backing_bytes,wait_ms\n${series.map((x) => `${(x.t / 1000).toFixed(2)},${x.used},${x.total},${x.backing},${x.waitMs.toFixed(0)}`).join('\n')}\n`);
+  const file = process.env.HEAP_LOG.replace(/(\.\w+)?$/, `-${mb}mb$1`);
+  writeFileSync(file, `t_s,used_bytes,total_bytes,backing_bytes,wait_ms\n${series.map((x) => `${(x.t / 1000).toFixed(2)},${x.used},${x.total},${x.backing},${x.waitMs.toFixed(0)}`).join('\n')}\n`);
 }
 
-async function bigSbom(svc, pass) {
-  const file = await generateSbom(join(svc.work, 'big.cdx.json'), 1_500_000, 'big-sbom');
+/** A CBOM of `count` algorithm assets (with an occurrence each), names prefixed so that documents differ. */
+function largeCbom(file, count, prefix) {
+  const names = ['RSA-2048', 'SHA-1', 'MD5', 'AES-128-GCM', 'AES-256-GCM', 'SHA-256', 'ML-KEM-768', 'ECDSA-P256', '3DES', 'HMAC-SHA1'];
+  const components = Array.from({ length: count }, (_, i) => ({
+    type: 'cryptographic-asset', 'bom-ref': `${prefix}-asset-${i}`, name: names[i % names.length],
+    cryptoProperties: { assetType: 'algorithm', algorithmProperties: { primitive: 'other' } },
+    evidence: { occurrences: [{ location: `src/${prefix}/file-${i}.java`, line: i % 400 }] },
+  }));
+  writeFileSync(file, JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'application', name: `${prefix}-cbom` } }, components }));
+}
+
+/**
+ * The large bundle of `mb` MB: one SBOM for 20 and 200 (150,000 and 1,500,000 components); for 1000 a
+ * .tar.gz of five 1,500,000-component SBOMs listing different packages (1.02 GB) and four CBOMs of
+ * 20,000 assets each (a survey holds at most 100,000 crypto assets: MAX_CRYPTO_ASSETS).
+ */
+async function largeBundle(work, mb) {
+  if (mb < 1000) {
+    const components = Math.round((mb / 200) * 1_500_000);
+    return { file: await generateSbom(join(work, `big-${mb}.cdx.json`), components, `big-sbom-${mb}`), what: `SBOM (${components.toLocaleString('en')} components)` };
+  }
+  const dir = join(work, `big-${mb}`);
+  mkdirSync(dir, { recursive: true });
+  const names = [];
+  const sboms = Math.round(mb / 200);
+  for (let i = 0; i < sboms; i++) {
+    names.push(`sbom-${i}.cdx.json`);
+    await generateSbom(join(dir, names.at(-1)), 1_500_000, `big-part-${i}`, { prefix: `p${i}-package-` });
+  }
+  for (let i = 0; i < 4; i++) {
+    names.push(`cbom-${i}.cdx.json`);
+    largeCbom(join(dir, names.at(-1)), 20_000, `c${i}`);
+  }
+  const content = names.reduce((sum, n) => sum + statSync(join(dir, n)).size, 0);
+  const file = join(work, `big-${mb}.tar.gz`);
+  execFileSync('tar', ['czf', file, '-C', dir, ...names]);
+  rmSync(dir, { recursive: true, force: true });
+  return { file, what: `.tar.gz of ${sboms} SBOMs (1,500,000 components each) and 4 CBOMs (20,000 assets each), ${(content / 1e6).toFixed(0)} MB inside` };
+}
+
+/**
+ * After the survey completed: its render jobs until all are finished, then the built-in portfolio until it
+ * was scored after the survey finished. Answers the render jobs and when scoring was seen done.
+ */
+async function followBackground(svc, job) {
+  const headers = { authorization: `Bearer ${svc.session}` };
+  const json = async (path) => {
+    const res = await fetch(`${svc.P}${path}`, { headers, signal: AbortSignal.timeout(120_000) }).catch(() => null);
+    return res?.ok ? res.json() : null;
+  };
+  const reportIds = new Set(job.steps.filter((s) => s.step_type === 'REPORT').map((s) => s.id));
+  const renders = await until(async () => {
+    const page = await json('/v1/job?jobType=REPORT&limit=200');
+    const mine = page?.jobs.filter((j) => reportIds.has(j.parent_id) && j.id !== j.parent_id) ?? [];
+    return mine.length && mine.every((j) => !['PENDING', 'RUNNING'].includes(j.status)) && mine;
+  }, 'the renderings did not finish in 30 minutes', 1_800_000, 1000).catch((error) => (console.error(error.message), []));
+  const portfolios = await until(async () => {
+    const list = await json('/v1/portfolio');
+    const rescored = (p) => p.scoring === 'scored' && (!p.is_implicit || (p.scored_at && Date.parse(p.scored_at) >= Date.parse(job.finished_at)));
+    return list?.portfolios.every(rescored) && list.portfolios;
+  }, 'the portfolios were not scored in 30 minutes', 1_800_000, 1000).catch((error) => (console.error(error.message), []));
+  const scoredAt = Math.max(...portfolios.map((p) => Date.parse(p.scored_at ?? job.finished_at)));
+  return { renders, scoredAt: Number.isFinite(scoredAt) ? scoredAt : Date.now() };
+}
+
+/** Every step of the survey with its window (ms since epoch): upload, analysis, reports, renderings, scoring. */
+function surveySteps(job, renders, scoredAt, startedAt) {
+  const ms = (t) => (t ? Date.parse(t) : null);
+  const label = (s) => s.step_label ?? s.step_type.toLowerCase();
+  const reportOf = new Map(job.steps.map((s) => [s.id, label(s)]));
+  const steps = job.steps.map((s) => ({ name: s.step_type === 'REPORT' ? `report ${label(s)}` : label(s), from: s.step_type === 'UPLOAD' ? startedAt : ms(s.started_at), to: ms(s.finished_at) }));
+  for (const r of renders) steps.push({ name: `render ${reportOf.get(r.parent_id) ?? '?'} ${r.step_label ?? ''}`.trim(), from: ms(r.started_at), to: ms(r.finished_at), status: r.status });
+  steps.push({ name: 'scoring (survey done to portfolios scored)', from: ms(job.finished_at), to: scoredAt });
+  return steps.filter((s) => s.from && s.to);
+}
+
+/** The peak of heap used + backing stores over the samples within a step (and the first one after it). */
+function stepPeak(series, step) {
+  let peak = null;
+  for (const x of series) {
+    if (x.at < step.from) continue;
+    const sum = x.used + x.backing;
+    if (!peak || sum > peak.sum) peak = { sum, used: x.used, backing: x.backing };
+    if (x.at > step.to) break;
+  }
+  return peak;
+}
+
+/** Functions by the size of what they allocated that the profile kept (sampled), named through the source map. */
+function printHeapProfile(what, profile, sourceMap, top = 30) {
+  const file = join(tmpdir(), `bench-${Date.now()}.heapprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  const self = new Map();
+  const inclusive = new Map();
+  let total = 0;
+  const name = (f) => {
+    const entry = sourceMap && f.url && f.url.split('/').pop() === sourceMap.url.split('/').pop() && f.lineNumber >= 0 ? sourceMap.map.findEntry(f.lineNumber, f.columnNumber) : null;
+    const where = entry?.originalSource ? `${entry.originalSource.replace(/^.*\/(src|node_modules)\//, '$1/')}:${entry.originalLine + 1}` : f.url ? `${f.url.split('/').pop()}:${f.lineNumber + 1}` : '';
+    return `${f.functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
+  };
+  const walk = (node, path) => {
+    const label = name(node.callFrame);
+    total += node.selfSize;
+    self.set(label, (self.get(label) ?? 0) + node.selfSize);
+    const here = new Set(path).add(label);
+    let sum = node.selfSize;
+    for (const child of node.children ?? []) sum += walk(child, here);
+    if (!path.has(label)) inclusive.set(label, (inclusive.get(label) ?? 0) + sum);
+    return sum;
+  };
+  walk(profile.head, new Set());
+  const mib = (b) => `${(b / 2 ** 20).toFixed(1).padStart(7)} MiB`;
+  console.log(`\nsampling heap profile, ${what}: ${(total / 2 ** 20).toFixed(1)} MiB sampled (${file}); allocated and kept past a scavenge, by function`);
+  console.log(`  self, top ${top}:`);
+  for (const [label, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${mib(v)}  ${label}`);
+  console.log(`  inclusive, the service's own functions, top ${top}:`);
+  for (const [label, v] of [...inclusive].filter(([l]) => / src\//.test(l)).sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${mib(v)}  ${label}`);
+}
+
+async function bigSurvey(svc, pass, mb) {
+  const { file, what } = await largeBundle(svc.work, mb);
   const size = statSync(file).size;
-  const inspector = await inspectWorker(INSPECTOR_PORT, 'posture-service');
+  const scripts = [];
+  const inspector = await inspectWorker(INSPECTOR_PORT, 'posture-service', { onEvent: (e) => e.method === 'Debugger.scriptParsed' && scripts.push(e.params) });
+  const sourceMap = HEAP_PROFILE ? await bundleSourceMap(inspector, scripts) : null;
   try {
     const before = await heapAfterGc(svc, inspector);
     const rssBase = workerdRss(svc.server.pid);
     let rssPeak = rssBase;
     const timer = setInterval(() => (rssPeak = Math.max(rssPeak, workerdRss(svc.server.pid))), 500);
     const startedAt = Date.now();
-    const sampler = sampleHeap(inspector, 500);
+    if (HEAP_PROFILE) await inspector.call('HeapProfiler.startSampling', { samplingInterval: 32 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
+    let heapProfile = null;
+    const sampler = sampleHeap(inspector, 250);
     let job;
     let heap;
+    let background = { renders: [], scoredAt: Date.now() };
     try {
       // Without --wait: the survey's state is polled here (the CLI follows its event stream).
-      const { surveyId } = await cli(['upload', file, '--api', svc.base, '--project', svc.projectId], pass);
+      const { surveyId } = await cli(['upload', file, '--api', svc.base, '--project', svc.projectId, '--target', `big-${mb}`], pass);
       // A poll left unanswered (the Worker reloaded, say) is given up after two minutes, not undici's five.
       const poll = async () => (await fetch(`${svc.P}/v1/job/${surveyId}`, { headers: { authorization: `Bearer ${svc.session}` }, signal: AbortSignal.timeout(120_000) })).json();
       job = await until(async () => {
         const j = await poll().catch((error) => (console.error(`polling the big survey: ${error.cause?.code ?? error.name}`), {}));
+        if (HEAP_PROFILE && !heapProfile && j.steps?.find((s) => s.step_type === 'ANALYZE')?.status === 'COMPLETED') {
+          heapProfile = (await inspector.call('HeapProfiler.stopSampling', {}, { timeoutMs: 300_000 })).profile;
+        }
         return ['COMPLETED', 'FAILED'].includes(j.status) && j;
       }, 'the big survey did not finish', 3_600_000, 1000);
+      if (job.status === 'COMPLETED') background = await followBackground(svc, job);
     } finally {
       clearInterval(timer);
       heap = await sampler.stop();
-      writeHeapLog(heap.series);
+      writeHeapLog(heap.series, mb);
     }
+    if (heapProfile) printHeapProfile(`the analysis of the ${mb} MB bundle`, heapProfile, sourceMap);
     const seconds = ((job.finished_at ? Date.parse(job.finished_at) : Date.now()) - startedAt) / 1000;
     const reloaded = inspector.reloads.filter((t) => t >= startedAt);
     const after = await heapAfterGc(svc, inspector);
     const mib = (b) => (b / 2 ** 20).toFixed(1);
-    const mb = (size / 1e6).toFixed(0);
+    const mbText = (size / 1e6).toFixed(0);
     const sec = (ms) => (ms / 1000).toFixed(0);
-    const at = (t) => (t ? sec(Date.parse(t) - startedAt) : '-');
-    const steps = job.steps.map((st) => `${st.step_label ?? st.step_type.toLowerCase()} ${at(st.started_at)}..${at(st.finished_at)}`).join(', ');
     const baseSum = before.usedSize + (before.backingStorageSize ?? 0);
-    console.log(`\n${mb} MB SBOM (1,500,000 components): survey ${job.status} ${seconds.toFixed(0)} s after the upload started (DevTools attached); steps (s after that start): ${steps}`);
-    console.log(`Worker isolate V8 heap (Runtime.getHeapUsage on target "${inspector.target.title}", asked every 500 ms, ${heap.series.length} answers${heap.errors ? `, ${heap.errors} failed: ${heap.lastError}` : ''}):`);
+    const steps = surveySteps(job, background.renders, background.scoredAt, startedAt).map((step) => ({ ...step, peak: stepPeak(heap.series, step) }));
+    console.log(`\n${mb} MB bundle: a ${mbText} MB ${what}: survey ${job.status} ${seconds.toFixed(0)} s after the upload started, renderings and scoring done ${sec(background.scoredAt - startedAt)} s after it (DevTools attached)`);
+    console.log(`Worker isolate V8 heap (Runtime.getHeapUsage on target "${inspector.target.title}", asked every 250 ms, ${heap.series.length} answers${heap.errors ? `, ${heap.errors} failed: ${heap.lastError}` : ''}):`);
     console.log(`- used: ${mib(before.usedSize)} MiB before (after GC), ${mib(heap.peakUsed)} MiB at peak (+${mib(heap.peakUsed - before.usedSize)} MiB), ${mib(after.usedSize)} MiB after GC at the end (${after.usedSize >= before.usedSize ? '+' : ''}${mib(after.usedSize - before.usedSize)} MiB held)`);
     console.log(`- reserved by the heap (totalSize): ${mib(before.totalSize)} MiB before, ${mib(heap.peakTotal)} MiB at peak, ${mib(after.totalSize)} MiB after GC at the end`);
     console.log(`- ArrayBuffer backing stores (outside the heap): ${mib(before.backingStorageSize ?? 0)} MiB before, ${mib(heap.peakBacking)} MiB at peak, ${mib(after.backingStorageSize ?? 0)} MiB after GC at the end`);
-    console.log(`- peak of used + backing stores: ${mib(heap.peakSum)} MiB, ${(heap.peakSum / size).toFixed(2)}x the ${mb} MB file (+${mib(heap.peakSum - baseSum)} MiB over the baseline, ${((heap.peakSum - baseSum) / size).toFixed(2)}x); a parser holding the whole document (its text, then JSON.parse's objects) would need several times the file size`);
+    console.log(`- peak of used + backing stores: ${mib(heap.peakSum)} MiB (+${mib(heap.peakSum - baseSum)} MiB over the baseline of ${mib(baseSum)} MiB)`);
+    console.log(`\n| step | s after upload start | peak used + backing MiB | used | backing | over baseline MiB | under 96 MiB | within 40 MiB |`);
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const s of steps) {
+      if (!s.peak) {
+        console.log(`| ${s.name} | ${sec(s.from - startedAt)}..${sec(s.to - startedAt)} | (no sample) | | | | | |`);
+        continue;
+      }
+      const over = s.peak.sum - baseSum;
+      console.log(`| ${s.name} | ${sec(s.from - startedAt)}..${sec(s.to - startedAt)} | ${mib(s.peak.sum)} | ${mib(s.peak.used)} | ${mib(s.peak.backing)} | ${over >= 0 ? '+' : ''}${mib(over)} | ${s.peak.sum < PEAK_LIMIT ? 'met' : 'MISSED'} | ${over <= OVER_BASELINE_LIMIT ? 'met' : 'MISSED'} |`);
+    }
     if (reloaded.length) {
       console.log(`- WARNING: wrangler reloaded the Worker during the run (a file it bundles changed) at ${reloaded.map((t) => sec(t - startedAt)).join(', ')} s: a new isolate, so these figures are not of one isolate`);
     }
@@ -369,7 +528,22 @@ async function bigSbom(svc, pass) {
       console.log(`- not sampled while the isolate ran without yielding (no answer for over 5 s): ${heap.stalls.map((x) => `${sec(x.from)}..${sec(x.to)} s (first answer after it: used ${mib(x.used)} MiB, reserved ${mib(x.total)} MiB, backing stores ${mib(x.backing)} MiB)`).join(', ')}; the peaks above are of the answers around these`);
     }
     console.log(`workerd processes' RSS (the whole process: the Durable Object's SQLite page cache, local R2 and D1, ...): ${mib(rssBase)} MiB before, ${mib(rssPeak)} MiB at peak (+${mib(rssPeak - rssBase)} MiB)`);
+    return { mb, status: job.status, steps, baseSum, peakSum: heap.peakSum };
   } finally {
     inspector.close();
+  }
+}
+
+/** One line per large bundle: the worst step against each memory target. */
+function printBigTargets(results) {
+  if (!results.length) return;
+  const mib = (b) => (b / 2 ** 20).toFixed(1);
+  console.log('\nMemory targets (every step: peak under 96 MiB and within 40 MiB of the baseline):');
+  for (const r of results) {
+    const measured = r.steps.filter((s) => s.peak);
+    const worst = measured.reduce((w, s) => (!w || s.peak.sum > w.peak.sum ? s : w), null);
+    const missed = measured.filter((s) => s.peak.sum >= PEAK_LIMIT || s.peak.sum - r.baseSum > OVER_BASELINE_LIMIT);
+    console.log(`- ${r.mb} MB: survey ${r.status}; worst step ${worst ? `${worst.name} ${mib(worst.peak.sum)} MiB (+${mib(worst.peak.sum - r.baseSum)})` : '-'}: `
+      + `${missed.length ? `MISSED at ${missed.map((s) => s.name).join(', ')}` : 'met at every step'}`);
   }
 }

@@ -63,13 +63,13 @@ export async function benchService(port, name, { group = false, inspectorPort = 
   }
 }
 
-/** A CycloneDX 1.6 SBOM of `count` npm packages (about 135 bytes each), written as a stream. */
 /**
- * A synthetic SBOM of `count` components. With `changed` (a share, such as 0.01), a changed copy of the
- * same SBOM: that share of its components changed, a third each with a version bumped, removed, or
- * followed by a component added.
+ * A CycloneDX 1.6 SBOM of `count` npm packages (about 135 bytes each), written as a stream. `prefix`
+ * names the packages (`package-` unless given), so several documents of one bundle can list different
+ * ones. With `changed` (a share, such as 0.01), a changed copy of the same SBOM: that share of its
+ * components changed, a third each with a version bumped, removed, or followed by a component added.
  */
-export async function generateSbom(file, count, subject, { changed = 0 } = {}) {
+export async function generateSbom(file, count, subject, { changed = 0, prefix = 'package-' } = {}) {
   const out = createWriteStream(file);
   const write = async (text) => {
     if (!out.write(text)) await once(out, 'drain');
@@ -83,7 +83,7 @@ export async function generateSbom(file, count, subject, { changed = 0 } = {}) {
     first = false;
   };
   for (let i = 0; i < count; i++) {
-    const name = `package-${i.toString(36)}`;
+    const name = `${prefix}${i.toString(36)}`;
     const version = `${i % 7}.${i % 13}.${i % 17}`;
     const change = step && i % step === 0 ? (i / step) % 3 : -1;
     if (change === 1) continue;

@@ -27,7 +27,7 @@ export interface Env {
   OPEN_SIGNUP: string;
   /** With sign-up closed, the one email that may sign up while no organization exists: a new deployment's first administrator. */
   BOOTSTRAP_ADMIN_EMAIL?: string;
-  /** The largest bundle an upload may announce (src/routes/bundles/bundles.service.ts; default 5 GiB). */
+  /** The largest bundle an upload may announce (src/routes/bundles/bundles.service.ts; default 200 MiB). */
   MAX_BUNDLE_BYTES: string;
   /**
    * The size of a project object's SQLite at which it starts no new surveys (409 `storage_full`;

@@ -287,7 +287,7 @@ describe('which uploads read the settings', () => {
 describe('units', () => {
   it("the fake serves the service's own document, and the CLI can apply it", async () => {
     const { runtimeConfig } = await import('../src/routes/bundles/bundles.service.ts');
-    const served = runtimeConfig(/** @type {any} */ ({ MAX_BUNDLE_BYTES: '5368709120' }));
+    const served = runtimeConfig(/** @type {any} */ ({ MAX_BUNDLE_BYTES: '209715200' }));
     expect(RUNTIME_CONFIG).toEqual(served);
     expect(parseRuntimeSettings(served).keptFields).toEqual(served.record.fields);
   });

@@ -10,7 +10,7 @@ import http from 'node:http';
 import { SignJWT, compactDecrypt, jwtVerify } from 'jose';
 
 export const PART_SIZE = 16 * 1024 * 1024;
-const MAX_BUNDLE = 5 * 1024 ** 3;
+const MAX_BUNDLE = 200 * 1024 ** 2;
 const SECRET = new TextEncoder().encode('fake-service-signing-secret-0123456789');
 const FINISHED = new Set(['COMPLETED', 'FAILED', 'SKIPPED']);
 

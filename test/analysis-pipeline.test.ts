@@ -7,6 +7,10 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import { api, json } from './helpers';
 import { dataTenant } from './data-plane';
+import type { Env } from '../src/env';
+import { RPC_PAYLOAD_CHARS, rowChars, slicesBySize } from '../src/lib/rpc-payload';
+import type { AnalysisRow, RowsQuery, StageInput } from '../src/project/analysis-store';
+import { FINDINGS_PAGE } from '../src/queues/findings';
 import { analysed, analyzeStep, buildReports, contentsOf, deliver, getJob, P, sbom, drainPurges, leaseCounts, startSurvey, storedRowCount, tarGz, uploaded } from './pipeline';
 
 import nginxPass from './fixtures/cbom/pkic-cbom__nginx-pass.cbom.json?raw';
@@ -338,5 +342,78 @@ describe('wiring (wrangler.toml [[queues.consumers]])', () => {
     await vi.waitFor(async () => expect((await getJob(t, regenerated)).status).toBe('COMPLETED'), { timeout: 10_000, interval: 100 });
     expect(analyzeStep(await getJob(t, regenerated)).metadata).toMatchObject({ subject: 'nginx', stored: { components: 2, cryptoAssets: 9 } });
     expect((await contentsOf(t.projectId, 'nginx')).items.every((i) => i.survey_id === regenerated)).toBe(true);
+  });
+});
+
+describe('calls to the project object are bounded in size, not only in items (issue 22, memory)', () => {
+  it('slicesBySize: consecutive slices of at most the size, an item larger alone in a slice of its own', () => {
+    const size = (n: number) => n;
+    expect(slicesBySize([], size, 10)).toEqual([]);
+    expect(slicesBySize([4, 4, 4, 9, 1, 30, 2], size, 10)).toEqual([[4, 4], [4], [9, 1], [30], [2]]);
+  });
+
+  /** The real project objects, with the size of each stageContents call's rows and of each analysisRows page recorded. */
+  const recording = () => {
+    const staged: number[] = [];
+    const pages: { chars: number; rows: number; next: boolean }[] = [];
+    const pageRowChars = (r: AnalysisRow) => rowChars({ ...r, data: JSON.stringify(r.data) });
+    const PROJECT = {
+      idFromName: (name: string) => env.PROJECT.idFromName(name),
+      get: (id: DurableObjectId) => {
+        const stub = env.PROJECT.get(id);
+        return new Proxy(stub, {
+          get(target, prop) {
+            if (prop === 'stageContents') {
+              return (input: StageInput) => {
+                staged.push(input.rows.reduce((n, r) => n + rowChars(r), 0));
+                return target.stageContents(input);
+              };
+            }
+            if (prop === 'analysisRows') {
+              return async (query: RowsQuery) => {
+                const answer = (await target.analysisRows(query)) as { rows: AnalysisRow[]; next: string | null };
+                if (!query.bomRefs) pages.push({ chars: answer.rows.reduce((n, r) => n + pageRowChars(r), 0), rows: answer.rows.length, next: answer.next !== null });
+                return answer;
+              };
+            }
+            // Any other method goes to the real object (an RPC stub answers every name with a method).
+            if (typeof prop === 'string' && !['then', 'id', 'name'].includes(prop)) return (...args: unknown[]) => (target as unknown as Record<string, (...a: unknown[]) => unknown>)[prop]!(...args);
+            return Reflect.get(target, prop);
+          },
+        });
+      },
+    };
+    return { env: { ...env, PROJECT } as unknown as Env, staged, pages };
+  };
+
+  it('rows are staged in calls of at most RPC_PAYLOAD_CHARS, and read back in pages of at most that, every row kept', async () => {
+    const t = await dataTenant();
+    // 300 components of about 19,000 characters each (120 SHA-512 hashes): 5.7 million characters,
+    // which one batch of STAGE_BATCH items would have carried in one call.
+    const hashes = (i: number) => Array.from({ length: 120 }, (_, h) => ({ alg: 'SHA-512', content: `${i}-${h}-`.padEnd(128, 'f') }));
+    const document = JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'application', name: 'large-rows' } },
+      components: Array.from({ length: 300 }, (_, i) => ({ type: 'library', name: `big-${i}`, version: '1.0.0', purl: `pkg:npm/big-${i}@1.0.0`, hashes: hashes(i) })),
+    });
+    const survey = await startSurvey(t);
+    const message = await uploaded(t, survey, document);
+    const recorded = recording();
+    const { id, result } = await deliver(message, { env: recorded.env });
+    expect(result.explicitAcks).toEqual([id]);
+    expect(recorded.staged.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...recorded.staged)).toBeLessThanOrEqual(RPC_PAYLOAD_CHARS);
+    expect(recorded.staged.reduce((a, b) => a + b, 0)).toBeGreaterThan(5_500_000);
+
+    // The composition report reads every component back: in pages cut by size, none lost.
+    const report = await deliver({ ...message, phase: 'report' }, { env: recorded.env });
+    expect(report.result.explicitAcks).toEqual([report.id]);
+    const componentPages = recorded.pages.filter((p) => p.rows > 0);
+    expect(componentPages.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...componentPages.map((p) => p.chars))).toBeLessThanOrEqual(RPC_PAYLOAD_CHARS);
+    expect(componentPages.filter((p) => p.next).every((p) => p.rows < FINDINGS_PAGE)).toBe(true);
+    expect((await getJob(t, survey.surveyId)).status).toBe('COMPLETED');
+    const contents = await contentsOf(t.projectId, 'large-rows');
+    expect(contents.total).toBe(300);
+    expect(contents.items.find((i) => i.key === 'pkg:npm/big-7@1.0.0')?.data.hashes).toHaveLength(120);
   });
 });

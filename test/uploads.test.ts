@@ -185,7 +185,7 @@ describe('upload init (spec 4.7 rule 1)', () => {
     expect((await init(t, { sha256, sizeBytes: bytes.length, encryptedChallenge: fresh })).status).toBe(200);
   });
 
-  it('answers 400 for a missing challenge or key header, an invalid body and a bundle over 5 GiB', async () => {
+  it('answers 400 for a missing challenge or key header, an invalid body and a bundle over 200 MiB (MAX_BUNDLE_BYTES)', async () => {
     const t = await dataTenant();
     const bytes = cbom('d');
     const body = await initBody(t, bytes);
@@ -197,9 +197,9 @@ describe('upload init (spec 4.7 rule 1)', () => {
     await expectError(await init(t, { ...body, sizeBytes: 0 }), 400, 'invalid_request');
     await expectError(await init(t, { ...body, parentId: 'nope' }), 400, 'invalid_request');
     await expectError(await api(`${P(t.projectId)}/bundle/upload/init`, { token: t.pass, body: 'not json', headers: { 'idempotency-key': 'k' } }), 400, 'invalid_request');
-    const huge = 5 * 1024 * MiB + 1;
+    const huge = 200 * MiB + 1;
     const tooLarge = await init(t, { sha256: body.sha256, sizeBytes: huge, encryptedChallenge: await challenge(t.pass, { sha256: body.sha256, sizeBytes: huge }) });
-    expect((await expectError(tooLarge, 400, 'invalid_request')).error).toMatch(/largest accepted is 5368709120/);
+    expect((await expectError(tooLarge, 400, 'invalid_request')).error).toBe(`The bundle is ${huge} bytes; the largest accepted is ${200 * MiB} bytes (MAX_BUNDLE_BYTES).`);
   });
 
   it('answers 400 for a parentId that is a step or another type of job, 404 for an unknown one', async () => {
@@ -374,7 +374,7 @@ describe('runtime config (spec 4.7 rule 4)', () => {
       version: 1, sampling: { maxObservations: expect.any(Number), flushSeconds: expect.any(Number) },
       capture: { algorithms: true, keySizes: true, protocols: true, cipherSuites: true, groups: true, libraries: true },
       exclude: [], record: { directory: 'runtime/', format: 'jsonl' },
-      upload: { partSizeBytes: 16 * MiB, maxBundleBytes: 5 * 1024 * MiB, maxParallelParts: 4, partUrlSeconds: 3600 },
+      upload: { partSizeBytes: 16 * MiB, maxBundleBytes: 200 * MiB, maxParallelParts: 4, partUrlSeconds: 3600 },
     });
   });
 });

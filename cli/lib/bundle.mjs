@@ -12,7 +12,8 @@ import { CliError, UsageError } from './errors.mjs';
 import { applyRuntimeSettings } from './runtime.mjs';
 import { VERSION } from './version.mjs';
 
-export const MAX_BUNDLE_BYTES = 5 * 1024 ** 3;
+// The service's MAX_BUNDLE_BYTES default (src/routes/bundles/bundles.service.ts), used without runtime settings.
+export const MAX_BUNDLE_BYTES = 200 * 1024 ** 2;
 // Folders that hold tooling rather than bundle documents (node_modules alone has thousands of .json).
 const SKIPPED_DIRS = new Set(['node_modules']);
 
@@ -225,7 +226,7 @@ export function removeTempDirsSync() {
  */
 function checkSize(size, max, fromSettings) {
   if (size <= max) return;
-  if (!fromSettings) throw new UsageError(`the bundle is ${(size / 1024 ** 3).toFixed(1)} GiB, more than the 5 GiB maximum`);
+  if (!fromSettings) throw new UsageError(`the bundle is ${(size / 1024 ** 2).toFixed(1)} MiB, more than the ${max / 1024 ** 2} MiB maximum`);
   throw new UsageError(`the bundle is ${size} bytes, more than the ${max} bytes the runtime settings allow (upload.maxBundleBytes)`);
 }
 

@@ -12,6 +12,7 @@ import { CONTENT_KINDS, type AnalysisRow, type Component, type ContentKind, type
 // The row shapes are the analysis's own; storage keeps them.
 export { CONTENT_KINDS, type AnalysisRow, type ContentKind, type FindingKind, type FindingRow, type StoredCounts };
 import { invalidParameter } from '../lib/errors';
+import { RPC_PAYLOAD_CHARS, rowChars } from '../lib/rpc-payload';
 import { nowIso } from '../lib/ids';
 import * as health from './health';
 import { changeJob, findJob, isFinished, isSurvey, settleSurvey, stepOf, type JobRow } from './jobs';
@@ -427,13 +428,26 @@ export interface RowsQuery {
 
 /**
  * A page of one analysis attempt's rows of one kind, in key order (keyset paging: bounded at any
- * size); with `bomRefs`, the rows with those bom-refs (src/project/dependency-graph.ts).
+ * size): at most `limit` rows, and fewer once their text adds up to RPC_PAYLOAD_CHARS (the first
+ * row always comes); `next` is null on the last page. With `bomRefs`, the rows with those bom-refs
+ * (src/project/dependency-graph.ts).
  */
 export function analysisRows(state: ProjectState, query: RowsQuery): { rows: AnalysisRow[]; next: string | null } {
   if (query.bomRefs) return { rows: rowsByBomRef(state, { surveyId: query.surveyId, attempt: query.attempt, kind: query.kind, refs: query.bomRefs }), next: null };
-  const rows = state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null; data: string }>(
+  const cursor = state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null; data: string }>(
     'SELECT key, name, purl, version, data FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?',
     query.surveyId, query.attempt, query.kind, query.after ?? '', query.limit,
-  ).toArray().map((r) => ({ ...r, data: JSON.parse(r.data) as JsonObject }));
-  return { rows, next: rows.length === query.limit ? rows.at(-1)!.key : null };
+  );
+  const rows: AnalysisRow[] = [];
+  let chars = 0;
+  let full = false;
+  for (const r of cursor) {
+    chars += rowChars(r);
+    if (rows.length && chars > RPC_PAYLOAD_CHARS) {
+      full = true;
+      break;
+    }
+    rows.push({ ...r, data: JSON.parse(r.data) as JsonObject });
+  }
+  return { rows, next: full || rows.length === query.limit ? rows.at(-1)!.key : null };
 }

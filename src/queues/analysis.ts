@@ -17,6 +17,7 @@ import { MatchMemo } from '../analysis/findings';
 import { RecordCache } from '../vulndb/lookup';
 import { buildReports } from './reports';
 import { AnalysisAbandoned, yieldNow, yieldToEventLoop } from '../lib/yielding';
+import { RPC_PAYLOAD_CHARS, rowChars, slicesBySize } from '../lib/rpc-payload';
 import { LAYER_KEYS_PAGE } from '../project/content-layers';
 import type { ContentKind } from '../analysis/types';
 import { consumeEach } from './consume';
@@ -25,7 +26,11 @@ import type { ReuseFinish } from '../project/analysis-reuse';
 import type { AnalysisMessage } from '../project/surveys';
 
 export const ANALYSIS_QUEUE = 'posture-analysis';
-/** Items per RPC call to the project object. */
+/**
+ * Items matched against the vulnerability data at once (one D1 lookup); they and their findings go to
+ * the project object in calls of at most RPC_PAYLOAD_CHARS (src/lib/rpc-payload.ts), so a batch is
+ * also sent once its rows reach that size.
+ */
 export const STAGE_BATCH = 500;
 /** How much of a bundle's document list the ANALYZE step keeps in its metadata. */
 const LISTED_DOCUMENTS = 50;
@@ -42,9 +47,14 @@ export const AnalysisMessageSchema = z.object({
 /** One stored item at most this large as JSON: a project object row holds at most 2 MB. */
 export const MAX_ITEM_JSON_BYTES = 512 * 1024;
 
-/** Collects found items and sends them to the project object STAGE_BATCH at a time. */
+/**
+ * Collects found items and sends them to the project object STAGE_BATCH at a time, or fewer once
+ * they add up to RPC_PAYLOAD_CHARS; each call carries at most that much (a batch's findings, or one
+ * row larger alone, go in calls of their own).
+ */
 export class Stager {
   private rows: SerializedRow[] = [];
+  private chars = 0;
   /** The vulnerability records this analysis has read, so each comes from D1 once. */
   private readonly records = new RecordCache();
   /** The matches it has made, so a package version named again is matched once. */
@@ -75,20 +85,24 @@ export class Stager {
       if (++this.keys > LAYER_MAX_KEYS) throw new LayerOverflow();
     }
     this.rows.push(row);
-    if (this.rows.length >= STAGE_BATCH) await this.flush();
+    this.chars += rowChars(row);
+    if (this.rows.length >= STAGE_BATCH || this.chars >= RPC_PAYLOAD_CHARS) await this.flush();
   }
 
   async flush(): Promise<void> {
     if (!this.rows.length) return;
     const rows = this.rows;
     this.rows = [];
+    this.chars = 0;
     // A component's advisories depend on nothing else in the bundle: match them while the batch is in
     // hand and store them with it, instead of reading every component back afterwards.
     rows.push(...(await componentFindings(this.env, rows, this.records, this.matches)).map(serializedRow));
     const progress = this.size > 0 ? Math.round((1000 * this.bytesRead) / this.size) / 10 : undefined;
-    const active = await withProjectWork<boolean>(this.env, this.message.projectId, (stub) =>
-      stub.stageContents({ surveyId: this.message.surveyId, attempt: this.attempt, rows, progress }));
-    if (!active) throw new AnalysisAbandoned();
+    for (const slice of slicesBySize(rows, rowChars)) {
+      const active = await withProjectWork<boolean>(this.env, this.message.projectId, (stub) =>
+        stub.stageContents({ surveyId: this.message.surveyId, attempt: this.attempt, rows: slice, progress }));
+      if (!active) throw new AnalysisAbandoned();
+    }
     await yieldToEventLoop();
   }
 
