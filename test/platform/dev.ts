@@ -1,12 +1,12 @@
 // Local development routes: only on an instance with a DEV_SECRET, and only with it.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { app } from '../src/app';
-import { DEMO } from '../src/routes/dev';
-import { cookieOf, DASHBOARD, expectPage, page, post } from './dashboard';
-import { dataTenant } from './data-plane';
-import { api, expectError, json, uniqueEmail } from './helpers';
-import { P } from './pipeline';
+import { app } from '../../src/app';
+import { DEMO } from '../../src/routes/dev';
+import { cookieOf, DASHBOARD, expectPage, page, post } from '../dashboard';
+import { dataTenant } from '../data-plane';
+import { api, expectError, json, uniqueEmail } from '../helpers';
+import { P } from '../pipeline';
 
 const dev = (path: string, body: unknown = {}, secret: string | null = env.DEV_SECRET!) =>
   api(path, { body, headers: secret === null ? {} : { 'x-dev-secret': secret } });
