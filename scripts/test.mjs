@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // `npm test`: the three parts of the suite, the workerd files beside the Node files then the browser suite.
 //
-// The workerd files (`vitest run`, a few minutes) wait on queues, alarms and their own workerd's start-up
-// as much as they compute; the Node files (the CLI, end-to-end runs against `wrangler dev`) and the
-// browser suite (the dashboard in Chromium) run meanwhile, one after the other, so at most two parts
-// share the cores (docs/decisions.md, "The test suite's start-up"). The workerd output streams as it
-// comes; each of the other parts prints whole when it ends, so the log stays readable. Every part runs
-// to its end; the exit code is 1 when any failed. TEST_PARTS=sequential runs them one after the other.
+// The workerd files (`vitest run`) take most of the time; the Node files (the CLI, end-to-end runs
+// against `wrangler dev`) and the browser suite (the dashboard in Chromium) run meanwhile, one after the
+// other, so at most two parts share the cores and the workerd run's start and tail (one worker left on
+// its last long file) are filled (docs/decisions.md, "The test suite's start-up"). The workerd output
+// streams as it comes; each of the other parts prints whole when it ends, so the log stays readable.
+// Every part runs to its end; the exit code is 1 when any failed. TEST_PARTS=sequential runs them one
+// after the other.
 import { spawn } from 'node:child_process';
 
 const PARTS = {
