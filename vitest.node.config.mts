@@ -3,6 +3,8 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Apart from the workerd files' cache (their prebundled dependencies): `npm test` runs both configs at once.
+  cacheDir: 'node_modules/.vite-node',
   test: {
     include: ['test-node/**/*.test.mjs'],
     environment: 'node',

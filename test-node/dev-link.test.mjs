@@ -1,6 +1,6 @@
 // `npm run dev:link` and the end of `npm run dev` (scripts/local.mjs): the arguments, how the link is
 // shown, and the demo history's movement count the seeding prints. The dev route itself is tested in
-// workerd (test/dev.test.ts); the whole flow in a real browser by `npm run test:browser`.
+// workerd (test/platform/dev.ts); the whole flow in a real browser by `npm run test:browser`.
 import { describe, expect, it } from 'vitest';
 import { dashboardAddress, devLinkArgs, historyMovements, signInLinkLines } from '../scripts/local.mjs';
 

@@ -2,9 +2,9 @@
 import { env, exports } from 'cloudflare:workers';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { app } from '../src/app';
-import { api, expectError, json, newTenant } from './helpers';
-import { apiToken, uploadPass } from './people';
+import { app } from '../../src/app';
+import { api, expectError, json, newTenant } from '../helpers';
+import { apiToken, uploadPass } from '../people';
 
 describe('error shape and routing (spec part 7)', () => {
   it('answers an unknown path with 404 not_found and a request id', async () => {

@@ -3,14 +3,14 @@ import { env, exports } from 'cloudflare:workers';
 import { strToU8, zipSync } from 'fflate';
 import { runInDurableObject } from 'cloudflare:test';
 import { afterAll, describe, expect, it } from 'vitest';
-import { app } from '../src/app';
-import { DEMO } from '../src/routes/dev';
-import { cookieOf, DASHBOARD, expectPage, page, post } from './dashboard';
-import { dataTenant } from './data-plane';
-import { api, expectError, json, uniqueEmail } from './helpers';
-import { projectStub } from '../src/project/client';
-import trivy from './fixtures/cbom/aquasecurity-trivy__crypto-image.cbom.json?raw';
-import { analysed, letRendersFinish, letScoringFinish, P, storedRowCount } from './pipeline';
+import { app } from '../../src/app';
+import { DEMO } from '../../src/routes/dev';
+import { cookieOf, DASHBOARD, expectPage, page, post } from '../dashboard';
+import { dataTenant } from '../data-plane';
+import { api, expectError, json, uniqueEmail } from '../helpers';
+import { projectStub } from '../../src/project/client';
+import trivy from '../fixtures/cbom/aquasecurity-trivy__crypto-image.cbom.json?raw';
+import { analysed, letRendersFinish, letScoringFinish, P, storedRowCount } from '../pipeline';
 
 const dev = (path: string, body: unknown = {}, secret: string | null = env.DEV_SECRET!) =>
   api(path, { body, headers: secret === null ? {} : { 'x-dev-secret': secret } });

@@ -2,11 +2,11 @@
 // and restore, and a project's overview (latest surveys, portfolio scores per axis, data health), on
 // DASHBOARD_HOST through the Worker's entry, with real sign-in, D1, the project object and its queues.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectPage, page, post, submit, signInThroughDashboard, textOf, unescape, visit } from './dashboard';
-import { provisioned } from './data-plane';
-import { api, json, newTenant } from './helpers';
-import { addPerson, addProject, uniqueName, uploadPass, type Tenant } from './people';
-import { analysed, letRendersFinish, letScoringFinish, sbom, settleScoring } from './pipeline';
+import { expectPage, page, post, submit, signInThroughDashboard, textOf, unescape, visit } from '../dashboard';
+import { provisioned } from '../data-plane';
+import { api, json, newTenant } from '../helpers';
+import { addPerson, addProject, uniqueName, uploadPass, type Tenant } from '../people';
+import { analysed, letRendersFinish, letScoringFinish, sbom, settleScoring } from '../pipeline';
 
 const names = async (tenant: Tenant) => (await json(await api(`/api/v1/org/${tenant.orgId}/project`, { token: tenant.token }))).projects.map((p: { name: string }) => p.name) as string[];
 const deletedNames = async (tenant: Tenant) => (await json(await api(`/api/v1/org/${tenant.orgId}/project/deleted`, { token: tenant.token }))).projects.map((p: { name: string }) => p.name) as string[];

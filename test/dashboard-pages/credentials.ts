@@ -3,11 +3,11 @@
 // canceling, and canceled or expired ones still listed; on DASHBOARD_HOST through the Worker's entry.
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { controlDb } from '../src/control/db';
-import { connectApp } from '../src/control/connected-apps';
-import { expectPage, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from './dashboard';
-import { api, newTenant } from './helpers';
-import { addPerson, uniqueName, type Tenant } from './people';
+import { controlDb } from '../../src/control/db';
+import { connectApp } from '../../src/control/connected-apps';
+import { expectPage, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from '../dashboard';
+import { api, newTenant } from '../helpers';
+import { addPerson, uniqueName, type Tenant } from '../people';
 
 let tenant: Tenant;
 let admin: string;

@@ -3,10 +3,10 @@
 import { env, exports } from 'cloudflare:workers';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { SESSION_COOKIE } from '../src/dashboard/session-cookie';
-import { cookieOf, FROM_DASHBOARD, h1Of, post, signInThroughDashboard, unescape, visit } from './dashboard';
-import { api, latestLinkToken, newTenant, uniqueEmail } from './helpers';
-import { apiToken } from './people';
+import { SESSION_COOKIE } from '../../src/dashboard/session-cookie';
+import { cookieOf, FROM_DASHBOARD, h1Of, post, signInThroughDashboard, unescape, visit } from '../dashboard';
+import { api, latestLinkToken, newTenant, uniqueEmail } from '../helpers';
+import { apiToken } from '../people';
 
 describe('signing in on the dashboard host', () => {
   it('the emailed link\'s page exists: a form, the link script of this origin, a strict CSP', async () => {

@@ -3,13 +3,13 @@
 // who may see it, and what another organization's ids show.
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bumpAccessEpoch } from '../src/auth/access-cache';
-import { activityInsert } from '../src/control/activity';
-import { controlDb } from '../src/control/db';
-import { expectPage, fragmentOf, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from './dashboard';
-import { api, json, newTenant } from './helpers';
-import { addPerson, uniqueName, type Tenant } from './people';
-import { letScoringFinish } from './pipeline';
+import { bumpAccessEpoch } from '../../src/auth/access-cache';
+import { activityInsert } from '../../src/control/activity';
+import { controlDb } from '../../src/control/db';
+import { expectPage, fragmentOf, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from '../dashboard';
+import { api, json, newTenant } from '../helpers';
+import { addPerson, uniqueName, type Tenant } from '../people';
+import { letScoringFinish } from '../pipeline';
 
 let tenant: Tenant;
 let cookie: string;

@@ -5,11 +5,11 @@
 import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { MEMBER_ROLE_ID } from '../src/auth/permissions';
-import { app } from '../src/app';
-import { api, expectError, json, newTenant, signIn } from './helpers';
-import { addOrgMember, addPerson, addProject, uniqueName } from './people';
-import { replicatedDb, syncReplica } from './replica';
+import { MEMBER_ROLE_ID } from '../../src/auth/permissions';
+import { app } from '../../src/app';
+import { api, expectError, json, newTenant, signIn } from '../helpers';
+import { addOrgMember, addPerson, addProject, uniqueName } from '../people';
+import { replicatedDb, syncReplica } from '../replica';
 
 /** A request to the Worker of a deployment whose D1 sessions may read a lagging replica. */
 function replicated(path: string, token: string, init: { method?: string; body?: unknown; bookmark?: string; sessions?: string[] } = {}): Promise<Response> | Response {

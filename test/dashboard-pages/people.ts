@@ -2,9 +2,9 @@
 // settings (page 12): members, invitations, removal, teams, roles, a person's permissions, the name and
 // retention, and deletion behind the typed name; on DASHBOARD_HOST through the Worker's entry.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cookieOf, expectPage, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from './dashboard';
-import { api, latestLinkToken, newTenant, uniqueEmail } from './helpers';
-import { addOrgMember, addPerson, uniqueName, type Tenant } from './people';
+import { cookieOf, expectPage, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from '../dashboard';
+import { api, latestLinkToken, newTenant, uniqueEmail } from '../helpers';
+import { addOrgMember, addPerson, uniqueName, type Tenant } from '../people';
 
 let tenant: Tenant;
 let projectName: string;

@@ -5,10 +5,10 @@
 // to the dashboard's connected apps. The email path keeps working.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { DASHBOARD, expectPage, h1Of, page, post, signInThroughDashboard, submit, textOf, unescape } from './dashboard';
-import { authorizeUrl, Browser, inputValue, pkce, REDIRECT_URI, registerClient, signInToApprove, tokenRequest } from './assistant';
-import { api, json, newTenant, type Session } from './helpers';
-import { addPerson } from './people';
+import { DASHBOARD, expectPage, h1Of, page, post, signInThroughDashboard, submit, textOf, unescape } from '../dashboard';
+import { authorizeUrl, Browser, inputValue, pkce, REDIRECT_URI, registerClient, signInToApprove, tokenRequest } from '../assistant';
+import { api, json, newTenant, type Session } from '../helpers';
+import { addPerson } from '../people';
 
 const linksSentTo = async (email: string) =>
   (await env.DB.prepare('SELECT count(*) AS n FROM sign_in_links WHERE email = ?').bind(email.toLowerCase()).first<{ n: number }>())!.n;

@@ -3,7 +3,7 @@
 // whose parts (all but the last of the same size) join back into exactly what was written.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { BlobWriter } from '../src/reports/blob-writer';
+import { BlobWriter } from '../../src/reports/blob-writer';
 
 const PART = 5 * 1024 * 1024; // R2's smallest part
 

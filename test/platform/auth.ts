@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { signingKeys, signToken, type TokenClaims } from '../src/auth/tokens';
-import { api, expectError, json, latestLinkToken, newTenant, signIn, uniqueEmail } from './helpers';
+import { signingKeys, signToken, type TokenClaims } from '../../src/auth/tokens';
+import { api, expectError, json, latestLinkToken, newTenant, signIn, uniqueEmail } from '../helpers';
 
 // Signed with the instance's current key, as the service itself would (the header names its kid).
 const sign = async (claims: TokenClaims) => signToken(await signingKeys(env), claims);

@@ -3,11 +3,11 @@
 // restore, the bundles list, and an empty project's CLI command and upload pass. Surveys run through the
 // real pipeline (queues, the project object, R2).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectPage, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from './dashboard';
-import { provisioned } from './data-plane';
-import { api, json, newTenant } from './helpers';
-import { addPerson, uploadPass, type Tenant } from './people';
-import { analysed, getJob, letRendersFinish, letScoringFinish, P, sbom, startSurvey } from './pipeline';
+import { expectPage, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from '../dashboard';
+import { provisioned } from '../data-plane';
+import { api, json, newTenant } from '../helpers';
+import { addPerson, uploadPass, type Tenant } from '../people';
+import { analysed, getJob, letRendersFinish, letScoringFinish, P, sbom, startSurvey } from '../pipeline';
 
 type DataTenant = Tenant & { pass: string };
 

@@ -6,14 +6,14 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { app } from '../src/app';
-import type { Env } from '../src/env';
-import { newOrderedId } from '../src/lib/ids';
-import { projectStub } from '../src/project/client';
-import { POSTURE_RESUME_MS } from '../src/project/posture';
-import { api, expectError, json } from './helpers';
-import { dataTenant } from './data-plane';
-import { analysed, P, sbom, settleScoring } from './pipeline';
+import { app } from '../../src/app';
+import type { Env } from '../../src/env';
+import { newOrderedId } from '../../src/lib/ids';
+import { projectStub } from '../../src/project/client';
+import { POSTURE_RESUME_MS } from '../../src/project/posture';
+import { api, expectError, json } from '../helpers';
+import { dataTenant } from '../data-plane';
+import { analysed, P, sbom, settleScoring } from '../pipeline';
 
 /** The deadline these tests give a request's project calls (the default is 20 s). */
 const DEADLINE_MS = 1_500;

@@ -2,11 +2,11 @@
 // filters and cursors, the resolve box, and the run and subject pages at the deep-link paths decisions.md
 // promises. Runs come from the real pipeline (test/pipeline.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectPage, FROM_DASHBOARD, fragmentOf, page, post, signInThroughDashboard, textOf, unescape, visit } from './dashboard';
-import { dataTenant } from './data-plane';
-import { api, json, newTenant } from './helpers';
-import { addPerson, uniqueName } from './people';
-import { analysed, letRendersFinish, letScoringFinish, P, sbom, type DataTenant } from './pipeline';
+import { expectPage, FROM_DASHBOARD, fragmentOf, page, post, signInThroughDashboard, textOf, unescape, visit } from '../dashboard';
+import { dataTenant } from '../data-plane';
+import { api, json, newTenant } from '../helpers';
+import { addPerson, uniqueName } from '../people';
+import { analysed, letRendersFinish, letScoringFinish, P, sbom, type DataTenant } from '../pipeline';
 
 const notCycloneDx = JSON.stringify({ spdxVersion: 'SPDX-2.3', bomFormat: 'SPDX', packages: [] });
 

@@ -4,15 +4,15 @@
 // surveys of real bundles (a Maven SBOM twice, IBM CBOMkit's Kafka CBOM) run by the real consumers.
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { OsvRecord } from '../src/analysis/vulns/osv-types';
-import { importRecords } from '../src/vulndb/import';
-import log4shell from '../vulndb/starter/GHSA-jfh8-c2jp-5v3q.json';
-import kafka from './fixtures/cbom/ibm-cbomkit__kafka-cbom.json?raw';
-import { expectPage, fragmentOf, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from './dashboard';
-import { dataTenant } from './data-plane';
-import { api, json } from './helpers';
-import { addPerson } from './people';
-import { analysed, getJob, letRendersFinish, P } from './pipeline';
+import type { OsvRecord } from '../../src/analysis/vulns/osv-types';
+import { importRecords } from '../../src/vulndb/import';
+import log4shell from '../../vulndb/starter/GHSA-jfh8-c2jp-5v3q.json';
+import kafka from '../fixtures/cbom/ibm-cbomkit__kafka-cbom.json?raw';
+import { expectPage, fragmentOf, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from '../dashboard';
+import { dataTenant } from '../data-plane';
+import { api, json } from '../helpers';
+import { addPerson } from '../people';
+import { analysed, getJob, letRendersFinish, P } from '../pipeline';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 

@@ -2,7 +2,7 @@
 // D1 sessions: the bookmark an answer carries lets the next request read at least what it saw.
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api, expectError, json, newTenant } from './helpers';
+import { api, expectError, json, newTenant } from '../helpers';
 
 const get = (url: string, init?: RequestInit) => exports.default.fetch(new Request(url, init));
 

@@ -5,17 +5,17 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OsvRecord } from '../src/analysis/vulns/osv-types';
-import { projectStub } from '../src/project/client';
-import { importRecords } from '../src/vulndb/import';
-import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.json?raw';
-import { expectPage, fragmentOf, h1Of, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from './dashboard';
-import { api, json, newTenant } from './helpers';
-import { dataTenant } from './data-plane';
-import { addPerson } from './people';
-import { analysed, letRendersFinish, letScoringFinish, P, sbom, settleScoring } from './pipeline';
+import type { OsvRecord } from '../../src/analysis/vulns/osv-types';
+import { projectStub } from '../../src/project/client';
+import { importRecords } from '../../src/vulndb/import';
+import mastercard from '../fixtures/cbom/mastercard-client-encryption-java__cbom.json?raw';
+import { expectPage, fragmentOf, h1Of, page, post, signInThroughDashboard, submit, textOf, unescape, visit } from '../dashboard';
+import { api, json, newTenant } from '../helpers';
+import { dataTenant } from '../data-plane';
+import { addPerson } from '../people';
+import { analysed, letRendersFinish, letScoringFinish, P, sbom, settleScoring } from '../pipeline';
 
-const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
+const advisories = import.meta.glob('../fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 let t: T;

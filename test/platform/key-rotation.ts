@@ -6,11 +6,11 @@ import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { decodeProtectedHeader, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { keyId, signingKeys, signToken, verifyToken } from '../src/auth/tokens';
-import { app } from '../src/app';
-import type { Env } from '../src/env';
-import { api, expectError, json, latestLinkToken, newTenant, uniqueEmail } from './helpers';
-import { apiToken } from './people';
+import { keyId, signingKeys, signToken, verifyToken } from '../../src/auth/tokens';
+import { app } from '../../src/app';
+import type { Env } from '../../src/env';
+import { api, expectError, json, latestLinkToken, newTenant, uniqueEmail } from '../helpers';
+import { apiToken } from '../people';
 
 const A = env.JWT_SECRET;
 const B = 'rotation-key-B-Zq6v1kV7m3T0xWb9sJ2nR8yPcL4uE5aH0dG7fK1iO6tQ3wX9zM2';
