@@ -426,6 +426,40 @@ export function printBusyStretches(profile, sourceMap, top = 8) {
 }
 
 /**
+ * Functions by the size of what they allocated that a sampling heap profile kept, named through the
+ * source map when given (bench:analysis, bench:render with HEAP_PROFILE=1).
+ */
+export function printHeapProfile(what, profile, sourceMap, top = 30) {
+  const file = join(tmpdir(), `bench-${Date.now()}.heapprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  const self = new Map();
+  const inclusive = new Map();
+  let total = 0;
+  const name = (f) => {
+    const entry = sourceMap && f.url && f.url.split('/').pop() === sourceMap.url.split('/').pop() && f.lineNumber >= 0 ? sourceMap.map.findEntry(f.lineNumber, f.columnNumber) : null;
+    const where = entry?.originalSource ? `${entry.originalSource.replace(/^.*\/(src|node_modules)\//, '$1/')}:${entry.originalLine + 1}` : f.url ? `${f.url.split('/').pop()}:${f.lineNumber + 1}` : '';
+    return `${f.functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
+  };
+  const walk = (node, path) => {
+    const label = name(node.callFrame);
+    total += node.selfSize;
+    self.set(label, (self.get(label) ?? 0) + node.selfSize);
+    const here = new Set(path).add(label);
+    let sum = node.selfSize;
+    for (const child of node.children ?? []) sum += walk(child, here);
+    if (!path.has(label)) inclusive.set(label, (inclusive.get(label) ?? 0) + sum);
+    return sum;
+  };
+  walk(profile.head, new Set());
+  const mib = (b) => `${(b / 2 ** 20).toFixed(1).padStart(7)} MiB`;
+  console.log(`\nsampling heap profile, ${what}: ${(total / 2 ** 20).toFixed(1)} MiB sampled (${file}); allocated and kept past a scavenge, by function`);
+  console.log(`  self, top ${top}:`);
+  for (const [label, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${mib(v)}  ${label}`);
+  console.log(`  inclusive, the service's own functions, top ${top}:`);
+  for (const [label, v] of [...inclusive].filter(([l]) => / src\//.test(l)).sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${mib(v)}  ${label}`);
+}
+
+/**
  * Follows a project's job stream (`P/v1/job/stream`), calling `onJob` with each event's job; `stop()`
  * closes it. Shared by bench:busy (counting updates) and bench:dashboard (when a job first appears).
  */

@@ -11,7 +11,7 @@
 // 40 MiB of the baseline).
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { benchService, heapAfterGc, inspectWorker } from './harness.mjs';
+import { benchService, heapAfterGc, inspectWorker, printHeapProfile } from './harness.mjs';
 import { readDevVars, root } from '../scripts/local.mjs';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8796);
@@ -21,7 +21,7 @@ const STORED_FORMATS = (process.env.STORED_FORMATS ?? ['pdf', 'xlsx', 'pptx', 'h
 const FORMATS = ['pdf', 'xlsx', 'pptx', 'html', 'csv'];
 const KINDS = (process.env.KINDS ?? 'plain,pqc').split(',');
 const RUNS = Number(process.env.RUNS ?? 3);
-// HEAP_PROFILE=1: with STORED, lists the functions that allocated most during each stored render.
+// HEAP_PROFILE=1: with STORED, lists the functions whose allocations during each stored render outlived a scavenge.
 const HEAP_PROFILE = process.env.HEAP_PROFILE === '1';
 
 const INSPECTOR_PORT = Number(process.env.BENCH_INSPECTOR_PORT ?? PORT + 100);
@@ -117,7 +117,7 @@ async function storedReports(mib) {
       const before = await heap.collect();
       const baseline = before.usedSize + (before.backingStorageSize ?? 0);
       const watch = heap.watchPeakSum(20);
-      if (HEAP_PROFILE) await inspector.call('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      if (HEAP_PROFILE) await inspector.call('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
       let answer;
       try {
         answer = await dev(`/api/v1/dev/render-stored?projectId=${service.projectId}&entries=${entries}&format=${format}`);
@@ -125,7 +125,7 @@ async function storedReports(mib) {
         answer = { error: error.message.slice(0, 120) };
       }
       const seen = await watch.stop();
-      if (HEAP_PROFILE) printAllocations(`${entries} ${format}`, (await inspector.call('HeapProfiler.stopSampling', {}, { timeoutMs: 120_000 })).profile);
+      if (HEAP_PROFILE) printHeapProfile(`the render of ${entries} entries as ${format}`, (await inspector.call('HeapProfiler.stopSampling', {}, { timeoutMs: 120_000 })).profile, null, 15);
       const peak = Math.max(seen.peak, baseline);
       const met = !answer.error && peak < 96 * 2 ** 20 && peak - baseline <= 40 * 2 ** 20;
       if (!met) missed.push(`${entries} ${format}`);
@@ -134,21 +134,6 @@ async function storedReports(mib) {
     }
   }
   console.log(`\nMemory target during the renderings: ${missed.length ? `missed for ${missed.join(', ')}` : 'met for every size and format'}.`);
-}
-
-/** The functions that allocated most during a render (sampled, collected objects included), by self size. */
-function printAllocations(label, profile) {
-  const bySite = new Map();
-  const walk = (node) => {
-    const { functionName, url, lineNumber } = node.callFrame;
-    const site = `${functionName || '(anonymous)'} ${url.split('/').pop()}:${lineNumber + 1}`;
-    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-    for (const child of node.children ?? []) walk(child);
-  };
-  walk(profile.head);
-  const total = [...bySite.values()].reduce((a, b) => a + b, 0);
-  console.error(`\nAllocated during ${label}: ${(total / 2 ** 20).toFixed(0)} MiB (sampled); the largest sites:`);
-  for (const [site, bytes] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.error(`  ${(bytes / 2 ** 20).toFixed(1).padStart(8)} MiB  ${site}`);
 }
 
 if (!SIZES.length) process.exit(0);

@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { readDevVars, root } from '../scripts/local.mjs';
-import { benchService, bundleSourceMap, inspectWorker, printBusyStretches } from './harness.mjs';
+import { benchService, bundleSourceMap, inspectWorker, printBusyStretches, quantile } from './harness.mjs';
 
 const PORT = Number(process.env.BENCH_PORT || 8798);
 const RECORDS = Number(process.env.VULNDB_RECORDS || 20_000);
@@ -44,11 +44,7 @@ function archive(count) {
   return { zip: zipSync(entries), bytes };
 }
 
-const stats = (times) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { n: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0 };
-};
+const stats = (times) => ({ n: times.length, p50: quantile(times, 0.5) ?? 0, p99: quantile(times, 0.99) ?? 0, max: times.length ? Math.max(...times) : 0 });
 
 /** Reads the health check every INTERVAL_MS until stopped; answers each read's time and the reads lost. */
 function readEvery(base) {
