@@ -92,7 +92,8 @@ async function findingsOf(work: ScoringRun, names: string[]): Promise<ScoredFind
 export function highestVersion(itemKey: string, candidates: string[]): string | null {
   if (!candidates.length) return null;
   const ecosystem = packageOf(`${itemKey}@0`)?.ecosystem;
-  return candidates.reduce((best, v) => {
+  // A row of thousands of instances names few versions: each is compared once.
+  return [...new Set(candidates)].reduce((best, v) => {
     if (!ecosystem) return v > best ? v : best;
     try {
       return compareVersions(ecosystem, v, best) > 0 ? v : best;

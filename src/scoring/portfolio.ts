@@ -311,7 +311,7 @@ type RankOptions = { fixVersionOf: (itemKey: string, candidates: string[]) => st
  */
 export const rankFixes = (model: PortfolioModel, findings: ScoredFinding[], options: RankOptions): FixRow[] => throughout(rankFixesSteps(model, findings, options));
 
-/** `rankFixes` in steps: a pause between rows (a row is not split). */
+/** `rankFixes` in steps: pauses between rows and within a row of many findings (one algorithm can reach every subject). */
 export function* rankFixesSteps(model: PortfolioModel, findings: ScoredFinding[], options: RankOptions): Steps<FixRow[]> {
   const pace = new Pace();
   const groups = new Map<string, ScoredFinding[]>();
@@ -333,41 +333,47 @@ export function* rankFixesSteps(model: PortfolioModel, findings: ScoredFinding[]
   ranked.sort(byGain);
   const rows: FixRow[] = [];
   for (const [index, { itemKey, list, effects, gain }] of ranked.entries()) {
-    const row = fixRow(model, itemKey, list, gain, totalWeight, options);
+    const row = yield* fixRow(model, itemKey, list, gain, totalWeight, options, pace);
     rows.push({ itemKey, gain, effects, row: { rank: index + 1, ...row }, summary: { rank: index + 1, ...summarised(row) } });
-    if (pace.due(ROW_WORK * list.length)) yield;
   }
   return rows;
 }
 
 /** The row's findings merged across subjects, most important (most points) first. */
-function rowFindings(model: PortfolioModel, list: ScoredFinding[], totalWeight: number): JsonObject[] {
+function* rowFindings(model: PortfolioModel, list: ScoredFinding[], totalWeight: number, pace: Pace): Steps<JsonObject[]> {
   const byKey = new Map<string, ScoredFinding[]>();
   for (const f of list) {
     const same = byKey.get(f.findingKey) ?? [];
     same.push(f);
     byKey.set(f.findingKey, same);
   }
-  const merged = [...byKey].map(([key, same]) => {
-    const points = rounded(gainOfFindings(model, same, totalWeight).overall);
-    const d = same[0]!.detail;
-    const axis = same[0]!.axis;
-    const subjects = same.length === 1 ? 1 : new Set(same.map((f) => f.subject)).size;
-    // No per-finding explanation here: a row can carry thousands of findings; each is explained in its subject's contents and reports.
-    // Written out in full rather than spread from common fields: a row can merge thousands.
-    if (d.kind === 'advisory') {
-      return {
-        finding_key: key, axis, points, subjects,
-        advisory_id: d.advisory_id, aliases: d.aliases, summary: d.summary, severity: d.severity, cvss: d.cvss, fixed_version: d.fixed_version,
-      };
-    }
-    if (d.kind === 'library') return { finding_key: key, axis, points, subjects, library: d.library, pqc_since: d.pqc_since, upgrade_to: d.upgrade_to, source: d.source };
+  const merged: JsonObject[] = [];
+  for (const [key, same] of byKey) {
+    merged.push(mergedFinding(model, key, same, totalWeight));
+    if (pace.due(ROW_WORK * same.length)) yield;
+  }
+  return merged.sort((a, b) => (b.points as number) - (a.points as number) || compareText(String(a.finding_key), String(b.finding_key)));
+}
+
+/** One finding key of a row, its findings across subjects merged. */
+function mergedFinding(model: PortfolioModel, key: string, same: ScoredFinding[], totalWeight: number): JsonObject {
+  const points = rounded(gainOfFindings(model, same, totalWeight).overall);
+  const d = same[0]!.detail;
+  const axis = same[0]!.axis;
+  const subjects = same.length === 1 ? 1 : new Set(same.map((f) => f.subject)).size;
+  // No per-finding explanation here: a row can carry thousands of findings; each is explained in its subject's contents and reports.
+  // Written out in full rather than spread from common fields: a row can merge thousands.
+  if (d.kind === 'advisory') {
     return {
       finding_key: key, axis, points, subjects,
-      name: d.name, asset_type: d.asset_type ?? null, primitive: d.primitive, section: d.section, deadline: d.deadline, replacement: d.replacement,
+      advisory_id: d.advisory_id, aliases: d.aliases, summary: d.summary, severity: d.severity, cvss: d.cvss, fixed_version: d.fixed_version,
     };
-  });
-  return merged.sort((a, b) => b.points - a.points || compareText(String(a.finding_key), String(b.finding_key)));
+  }
+  if (d.kind === 'library') return { finding_key: key, axis, points, subjects, library: d.library, pqc_since: d.pqc_since, upgrade_to: d.upgrade_to, source: d.source };
+  return {
+    finding_key: key, axis, points, subjects,
+    name: d.name, asset_type: d.asset_type ?? null, primitive: d.primitive, section: d.section, deadline: d.deadline, replacement: d.replacement,
+  };
 }
 
 /** The libraries a package bundles, across its instances: one entry per package, with the versions seen. */
@@ -386,7 +392,7 @@ function bundledLibraries(itemKey: string, list: ScoredFinding[]): BundledLibrar
   return [...byPackage.values()].sort((a, b) => compareText(a.purl ?? a.name, b.purl ?? b.name));
 }
 
-function fixRow(model: PortfolioModel, itemKey: string, list: ScoredFinding[], gain: Scores, totalWeight: number, options: RankOptions): JsonObject {
+function* fixRow(model: PortfolioModel, itemKey: string, list: ScoredFinding[], gain: Scores, totalWeight: number, options: RankOptions, pace: Pace): Steps<JsonObject> {
   const kind = itemKey.startsWith('pkg:') ? 'package' : 'algorithm';
   const ordered = [...list].sort((a, b) => b.penalty - a.penalty);
   const items = new Map<string, JsonObject>();
@@ -408,6 +414,7 @@ function fixRow(model: PortfolioModel, itemKey: string, list: ScoredFinding[], g
       else if (locations.length) for (const location of locations) occurrences.push({ subject: f.subject, name: d.name, location });
       else occurrences.push({ subject: f.subject, name: d.name, location: null, uses: d.uses ?? 1 });
     }
+    if (pace.due(ROW_WORK)) yield;
   }
   const reach = [...new Set(list.map((f) => f.subject))].sort();
   const first = ordered[0]!.detail;
@@ -422,7 +429,7 @@ function fixRow(model: PortfolioModel, itemKey: string, list: ScoredFinding[], g
     gain: gainAnswer(gain),
     fix_version: kind === 'package' ? options.fixVersionOf(itemKey, candidates) : null,
     replacement: kind === 'algorithm' ? (first.replacement ?? null) : null,
-    findings: rowFindings(model, list, totalWeight),
+    findings: yield* rowFindings(model, list, totalWeight, pace),
     items: [...items.values()],
     occurrences,
     reach: { count: reach.length, subjects: reach },

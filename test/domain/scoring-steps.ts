@@ -68,6 +68,16 @@ describe('ranking and breakdown in steps', () => {
     expect(broken.value).toEqual(throughout(breakdownSteps(model, subjects, findings)));
   });
 
+  it('pause within one row of many findings (an algorithm every subject uses), with the same row as computed at once', () => {
+    const { findings, model } = tied(11, 30_000);
+    const oneRow = findings.map((f) => ({ ...f, itemKey: 'algorithm:RSA' }));
+    const ranked = pauses(rankFixesSteps(model, oneRow, { fixVersionOf: () => null }));
+    expect(ranked.value).toHaveLength(1);
+    // Grouping the row pauses once or twice; placing its findings must pause many times more.
+    expect(ranked.pauses).toBeGreaterThanOrEqual(Math.floor((2 * oneRow.length) / FINDINGS_PER_PAUSE));
+    expect(ranked.value).toEqual(rankFixes(model, oneRow, { fixVersionOf: () => null }));
+  });
+
   it('give every row the gain gainOf gives its effects, to the last bit, findings named twice counted once', () => {
     for (let seed = 1; seed <= 40; seed++) {
       const { findings, model } = tied(seed, 50 + seed * 40);
