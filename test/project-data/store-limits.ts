@@ -5,15 +5,15 @@
 import { createExecutionContext, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { app } from '../src/app';
-import type { Env } from '../src/env';
-import { projectStub } from '../src/project/client';
-import { eraseExpiredSurveys } from '../src/project/erasure';
-import type { ProjectState } from '../src/project/project-object';
-import { api, expectError, json } from './helpers';
-import { dataTenant } from './data-plane';
-import { analysed, getJob, letRendersFinish, letScoringFinish, P, sbom, settleScoring } from './pipeline';
-import { challenge, initBody, sha256Hex } from './upload-client';
+import { app } from '../../src/app';
+import type { Env } from '../../src/env';
+import { projectStub } from '../../src/project/client';
+import { eraseExpiredSurveys } from '../../src/project/erasure';
+import type { ProjectState } from '../../src/project/project-object';
+import { api, expectError, json } from '../helpers';
+import { dataTenant } from '../data-plane';
+import { analysed, getJob, letRendersFinish, letScoringFinish, P, sbom, settleScoring } from '../pipeline';
+import { challenge, initBody, sha256Hex } from '../upload-client';
 
 const DAY = 86_400_000;
 const tenants: { projectId: string; token: string }[] = [];
