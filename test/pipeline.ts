@@ -177,9 +177,11 @@ export async function drainPurges(projectId: string): Promise<void> {
 /**
  * Report work the queues can finish, in one project: REPORT steps still PENDING or RUNNING (render
  * jobs, posture reports, a survey's reports), except a survey's reports while its upload has not
- * completed, which wait for a bundle no test will send.
+ * completed, which wait for a bundle no test will send, and, as the job list hides them, those of a
+ * deleted survey.
  */
 const OPEN_REPORT_WORK = `SELECT count(*) AS n FROM jobs r WHERE r.step_type = 'REPORT' AND r.status IN ('PENDING', 'RUNNING')
+  AND r.deleted_at IS NULL AND (r.parent_id IS NULL OR r.parent_id NOT IN (SELECT id FROM jobs WHERE deleted_at IS NOT NULL OR parent_id IN (SELECT id FROM jobs WHERE deleted_at IS NOT NULL)))
   AND NOT EXISTS (SELECT 1 FROM jobs u WHERE u.parent_id = r.parent_id AND u.step_type = 'UPLOAD' AND u.status IN ('PENDING', 'RUNNING'))`;
 
 /**
