@@ -166,7 +166,7 @@ describe('report reads (spec 4.10)', () => {
 
   it('export list has json; provenance names report, survey, bundle, and input versions', async () => {
     const id = reportOf(first, 'pqc-inventory').id;
-    // `json` always, first; the rendered formats join as their render jobs finish (test/documents.test.ts).
+    // `json` always, first; the rendered formats join as their render jobs finish (test/report-documents/documents.ts).
     const { formats } = await json(await get(t, `/${id}/export`));
     expect(formats[0]).toBe('json');
     expect(['json', 'pdf', 'xlsx', 'pptx', 'html', 'csv'].filter((f) => formats.includes(f))).toEqual(formats);

@@ -7,15 +7,15 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectStub } from '../src/project/client';
-import { seedSlice } from '../src/routes/dev/bench-seed';
-import type { ProjectState } from '../src/project/project-object';
-import { memberSubjects, type PortfolioRow } from '../src/project/portfolios';
-import { LIBRARY_HINTS, LIBRARY_SCAN_ROWS, libraryScanPage, mayBeCryptoLibrary, REFRESH_ROWS, refreshSubject, refreshSubjects, subjectChanged, subjectEvidence, type LibraryScan } from '../src/project/scoring-store';
-import { CRYPTO_LIBRARIES } from '../src/scoring/crypto-libraries';
-import { scoredFindings } from '../src/scoring/findings';
-import { dataTenant } from './data-plane';
-import { letScoringFinish } from './pipeline';
+import { projectStub } from '../../src/project/client';
+import { seedSlice } from '../../src/routes/dev/bench-seed';
+import type { ProjectState } from '../../src/project/project-object';
+import { memberSubjects, type PortfolioRow } from '../../src/project/portfolios';
+import { LIBRARY_HINTS, LIBRARY_SCAN_ROWS, libraryScanPage, mayBeCryptoLibrary, REFRESH_ROWS, refreshSubject, refreshSubjects, subjectChanged, subjectEvidence, type LibraryScan } from '../../src/project/scoring-store';
+import { CRYPTO_LIBRARIES } from '../../src/scoring/crypto-libraries';
+import { scoredFindings } from '../../src/scoring/findings';
+import { dataTenant } from '../data-plane';
+import { letScoringFinish } from '../pipeline';
 
 const inObject = <T>(projectId: string, body: (state: ProjectState) => T): Promise<T> =>
   runInDurableObject(projectStub(env, projectId), (instance) => body((instance as unknown as { state(): ProjectState }).state()));

@@ -8,16 +8,16 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { projectStub } from '../src/project/client';
-import { bundledComponents, type BundledQuery } from '../src/project/dependency-graph';
-import type { ProjectState } from '../src/project/project-object';
-import { dataTenant } from './data-plane';
-import { analysed, contentsOf, drainPurges, getJob, sbom, storedRowCount, tarGz, type DataTenant } from './pipeline';
+import { projectStub } from '../../src/project/client';
+import { bundledComponents, type BundledQuery } from '../../src/project/dependency-graph';
+import type { ProjectState } from '../../src/project/project-object';
+import { dataTenant } from '../data-plane';
+import { analysed, contentsOf, drainPurges, getJob, sbom, storedRowCount, tarGz, type DataTenant } from '../pipeline';
 
-import nginxPass from './fixtures/cbom/pkic-cbom__nginx-pass.cbom.json?raw';
-import kafka from './fixtures/cbom/ibm-cbomkit__kafka-cbom.json?raw';
-import dependencyTrack from './fixtures/sbom/maven__dependency-track-apiserver-4.5.0.cdx-1.4.json?raw';
-import poetry from './fixtures/sbom/pypi__poetry-regression-issue702.cdx-1.6.json?raw';
+import nginxPass from '../fixtures/cbom/pkic-cbom__nginx-pass.cbom.json?raw';
+import kafka from '../fixtures/cbom/ibm-cbomkit__kafka-cbom.json?raw';
+import dependencyTrack from '../fixtures/sbom/maven__dependency-track-apiserver-4.5.0.cdx-1.4.json?raw';
+import poetry from '../fixtures/sbom/pypi__poetry-regression-issue702.cdx-1.6.json?raw';
 
 /** Runs `body` inside the project object with its state (what its RPC methods hand the area modules). */
 const inObject = <T>(projectId: string, body: (state: ProjectState) => T): Promise<T> =>

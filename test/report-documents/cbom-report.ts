@@ -4,12 +4,12 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { projectStub } from '../src/project/client';
-import { cbom } from './cbom-fixtures';
-import { validateCycloneDx } from './cyclonedx-schema';
-import { api, json } from './helpers';
-import { dataTenant } from './data-plane';
-import { analysed, getJob, letRendersFinish, P } from './pipeline';
+import { projectStub } from '../../src/project/client';
+import { cbom } from '../cbom-fixtures';
+import { validateCycloneDx } from '../cyclonedx-schema';
+import { api, json } from '../helpers';
+import { dataTenant } from '../data-plane';
+import { analysed, getJob, letRendersFinish, P } from '../pipeline';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 const FIXTURES = {

@@ -10,15 +10,15 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Env } from '../src/env';
-import type { JsonObject } from '../src/lib/json';
-import { projectStub } from '../src/project/client';
-import { renderStoredReport, type StoredRender } from '../src/queues/render';
-import type { DocumentFormat } from '../src/render/model';
-import { DIGEST_GROUP_ROWS, DIGEST_ROWS } from '../src/render/report-model';
-import { PDF_GROUP_ROWS, PDF_MAX_SECTION_ROWS } from '../src/render/pdf-tables';
-import { dataTenant } from './data-plane';
-import { analysed, getJob, letRendersFinish } from './pipeline';
+import type { Env } from '../../src/env';
+import type { JsonObject } from '../../src/lib/json';
+import { projectStub } from '../../src/project/client';
+import { renderStoredReport, type StoredRender } from '../../src/queues/render';
+import type { DocumentFormat } from '../../src/render/model';
+import { DIGEST_GROUP_ROWS, DIGEST_ROWS } from '../../src/render/report-model';
+import { PDF_GROUP_ROWS, PDF_MAX_SECTION_ROWS } from '../../src/render/pdf-tables';
+import { dataTenant } from '../data-plane';
+import { analysed, getJob, letRendersFinish } from '../pipeline';
 
 /** Algorithms spread over every pqc-inventory section, RSA-2048 most of all (its section needs several pages of entries). */
 const ALGORITHMS = ['RSA-2048', 'RSA-2048', 'RSA-2048', 'AES-256-GCM', 'HMAC-SHA1', 'ML-KEM-768', 'X25519MLKEM768', 'Magma-X', 'SHA-1', 'ECDSA-P256-SHA256'];

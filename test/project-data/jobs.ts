@@ -2,12 +2,12 @@
 // project object's failures reach callers.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/lib/errors';
-import { JobHub } from '../src/project/events';
-import { fromRpcFailure, isRpcFailure, platformError, rpcFailure } from '../src/project/errors';
-import { api, expectError, json, newTenant } from './helpers';
-import { dataTenant, readEvents } from './data-plane';
-import { roleMatrix, type MatrixRole } from './people';
+import { ApiError } from '../../src/lib/errors';
+import { JobHub } from '../../src/project/events';
+import { fromRpcFailure, isRpcFailure, platformError, rpcFailure } from '../../src/project/errors';
+import { api, expectError, json, newTenant } from '../helpers';
+import { dataTenant, readEvents } from '../data-plane';
+import { roleMatrix, type MatrixRole } from '../people';
 
 type DataTenant = Awaited<ReturnType<typeof dataTenant>>;
 const P = (projectId: string) => `/api/v1/project/${projectId}`;
@@ -195,7 +195,7 @@ describe('delete and restore a survey (spec 4.9 rules 5-6, part 3)', () => {
   it('restore needs project:admin; delete needs project:edit', async () => {
     const m = await roleMatrix(['project:view', 'project:edit', 'org:view']);
     const t = { ...m.tenant, pass: m.tokens.uploadPass } as DataTenant;
-    await import('./data-plane').then(({ provisioned }) => provisioned(t.projectId));
+    await import('../data-plane').then(({ provisioned }) => provisioned(t.projectId));
     const s = await startSurvey(t);
     const expected: Record<MatrixRole, [number, number]> = {
       admin: [200, 200], member: [200, 403], viewer: [403, 403], custom: [200, 403], apiToken: [200, 403], uploadPass: [401, 401],
@@ -288,7 +288,7 @@ describe('isolation and permissions', () => {
 
   it('job reads need project:view: a custom role without it is refused, an upload pass is 401', async () => {
     const m = await roleMatrix(['org:view']);
-    await import('./data-plane').then(({ provisioned }) => provisioned(m.tenant.projectId));
+    await import('../data-plane').then(({ provisioned }) => provisioned(m.tenant.projectId));
     await expectError(await api(`${P(m.tenant.projectId)}/v1/job`, { token: m.tokens.custom }), 403, 'permission_denied', { permission: 'project:view' });
     await expectError(await api(`${P(m.tenant.projectId)}/v1/job`, { token: m.tokens.uploadPass }), 401, 'unauthorized');
     for (const role of ['admin', 'member', 'viewer', 'apiToken'] as const) expect((await api(`${P(m.tenant.projectId)}/v1/job`, { token: m.tokens[role] })).status).toBe(200);

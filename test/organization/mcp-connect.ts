@@ -5,9 +5,9 @@
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { quotedClientName } from '../src/auth/emails';
-import { API, json, latestLinkToken, newTenant } from './helpers';
-import { authorizeUrl, Browser, connectAssistant, inputValue, pkce, REDIRECT_URI, registerClient, signInToApprove } from './assistant';
+import { quotedClientName } from '../../src/auth/emails';
+import { API, json, latestLinkToken, newTenant } from '../helpers';
+import { authorizeUrl, Browser, connectAssistant, inputValue, pkce, REDIRECT_URI, registerClient, signInToApprove } from '../assistant';
 
 const ALL_SCOPES = ['docs:read', 'project:read', 'project:write', 'credentials:create'];
 const OTHER_HOST = '127.0.0.1';

@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
-import { loadPrincipal } from '../src/auth/principal';
-import { signingKeys, verifyToken } from '../src/auth/tokens';
-import { api, expectError, json, newTenant, signIn } from './helpers';
-import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, addProject } from './people';
+import { loadPrincipal } from '../../src/auth/principal';
+import { signingKeys, verifyToken } from '../../src/auth/tokens';
+import { api, expectError, json, newTenant, signIn } from '../helpers';
+import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, addProject } from '../people';
 
 const P = (projectId: string) => `/api/v1/project/${projectId}`;
 const credentialPath = (projectId: string, jti = '') => `${P(projectId)}/credential${jti ? `/${jti}` : ''}`;

@@ -4,9 +4,9 @@
 // ones), and at most 20 client registrations an hour.
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { clientAddress, PUBLIC_REQUESTS_PER_MINUTE, REGISTRATIONS_PER_HOUR } from '../src/middleware/public-limits';
-import { API, api, expectError, json, latestLinkToken, uniqueEmail } from './helpers';
-import { pkce, REDIRECT_URI } from './assistant';
+import { clientAddress, PUBLIC_REQUESTS_PER_MINUTE, REGISTRATIONS_PER_HOUR } from '../../src/middleware/public-limits';
+import { API, api, expectError, json, latestLinkToken, uniqueEmail } from '../helpers';
+import { pkce, REDIRECT_URI } from '../assistant';
 
 beforeEach(() => {
   // No message leaves in these tests; the sender itself is not what they are about.

@@ -1,12 +1,12 @@
 // Organizations (spec 4.5): the organization, its members, removing and inviting people.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { issueApiToken, issueUploadPass } from '../src/auth/credentials';
-import { loadPrincipal } from '../src/auth/principal';
-import { signingKeys, verifyToken } from '../src/auth/tokens';
-import { controlDb } from '../src/control/db';
-import { api, expectError, json, newTenant, signIn, uniqueEmail } from './helpers';
-import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, type Tenant, lastActivity } from './people';
+import { issueApiToken, issueUploadPass } from '../../src/auth/credentials';
+import { loadPrincipal } from '../../src/auth/principal';
+import { signingKeys, verifyToken } from '../../src/auth/tokens';
+import { controlDb } from '../../src/control/db';
+import { api, expectError, json, newTenant, signIn, uniqueEmail } from '../helpers';
+import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, type Tenant, lastActivity } from '../people';
 
 const org = (tenant: { orgId: string }) => `/api/v1/org/${tenant.orgId}`;
 

@@ -1,13 +1,13 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { Permission } from '../src/auth/permissions';
-import { ACTIVITY_ACTIONS, activityInsert, type ActivityAction } from '../src/control/activity';
-import { controlDb } from '../src/control/db';
-import { orgMembers, roles, teamMembers, teamProjects, teamRoles, teams } from '../src/control/schema';
-import { ensureUser } from '../src/control/tenancy';
-import { nowIso } from '../src/lib/ids';
-import { api, expectError, json, newTenant, signIn, uniqueEmail } from './helpers';
-import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, type Tenant, addProject } from './people';
+import type { Permission } from '../../src/auth/permissions';
+import { ACTIVITY_ACTIONS, activityInsert, type ActivityAction } from '../../src/control/activity';
+import { controlDb } from '../../src/control/db';
+import { orgMembers, roles, teamMembers, teamProjects, teamRoles, teams } from '../../src/control/schema';
+import { ensureUser } from '../../src/control/tenancy';
+import { nowIso } from '../../src/lib/ids';
+import { api, expectError, json, newTenant, signIn, uniqueEmail } from '../helpers';
+import { addPerson, apiToken, roleMatrix, uploadPass, type MatrixRole, type Tenant, addProject } from '../people';
 
 const activityPath = (orgId: string, query = '') => `/api/v1/org/${orgId}/activity${query ? `?${query}` : ''}`;
 

@@ -1,12 +1,12 @@
 // Teams (spec 4.3): every rule, every error code, the permission matrix and cross-tenant attempts.
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ROLE_ID, MEMBER_ROLE_ID, VIEWER_ROLE_ID } from '../src/auth/permissions';
-import { controlDb } from '../src/control/db';
-import { roles } from '../src/control/schema';
-import { nowIso } from '../src/lib/ids';
-import { api, expectError, json, newTenant } from './helpers';
-import { apiToken, roleMatrix, type MatrixRole, type Tenant, addProject, addOrgMember, activityRows, uniqueName } from './people';
+import { ADMIN_ROLE_ID, MEMBER_ROLE_ID, VIEWER_ROLE_ID } from '../../src/auth/permissions';
+import { controlDb } from '../../src/control/db';
+import { roles } from '../../src/control/schema';
+import { nowIso } from '../../src/lib/ids';
+import { api, expectError, json, newTenant } from '../helpers';
+import { apiToken, roleMatrix, type MatrixRole, type Tenant, addProject, addOrgMember, activityRows, uniqueName } from '../people';
 
 const O = (t: { orgId: string }) => `/api/v1/org/${t.orgId}`;
 const MISSING = '7c1f0a4e-2b3d-4e5f-8a9b-0c1d2e3f4a5b';

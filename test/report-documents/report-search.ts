@@ -6,15 +6,15 @@
 // the way other tools do.
 import { env } from 'cloudflare:workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OsvRecord } from '../src/analysis/vulns/osv-types';
-import { PQC_SECTIONS } from '../src/reports/builders';
-import { importRecords } from '../src/vulndb/import';
-import log4shell from '../vulndb/starter/GHSA-jfh8-c2jp-5v3q.json';
-import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.json?raw';
-import temurin from './fixtures/cbom/ibm-cbomkit-theia__temurin-jdk-image.cbom.json?raw';
-import { dataTenant } from './data-plane';
-import { api, json } from './helpers';
-import { analysed, getJob, letRendersFinish, P } from './pipeline';
+import type { OsvRecord } from '../../src/analysis/vulns/osv-types';
+import { PQC_SECTIONS } from '../../src/reports/builders';
+import { importRecords } from '../../src/vulndb/import';
+import log4shell from '../../vulndb/starter/GHSA-jfh8-c2jp-5v3q.json';
+import mastercard from '../fixtures/cbom/mastercard-client-encryption-java__cbom.json?raw';
+import temurin from '../fixtures/cbom/ibm-cbomkit-theia__temurin-jdk-image.cbom.json?raw';
+import { dataTenant } from '../data-plane';
+import { api, json } from '../helpers';
+import { analysed, getJob, letRendersFinish, P } from '../pipeline';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 

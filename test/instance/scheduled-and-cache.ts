@@ -3,9 +3,9 @@
 import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import worker from '../src/index';
-import { api, expectError, json, newTenant } from './helpers';
-import { addPerson } from './people';
+import worker from '../../src/index';
+import { api, expectError, json, newTenant } from '../helpers';
+import { addPerson } from '../people';
 
 describe('scheduled retention purge', () => {
   it('removes for good a project deleted longer ago than the retention, so it can no longer be restored', async () => {

@@ -2,9 +2,9 @@
 // BOOTSTRAP_ADMIN_EMAIL, and only while no organization exists (docs/deploy.md).
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { app } from '../src/app';
-import type { Env } from '../src/env';
-import { latestLinkToken } from './helpers';
+import { app } from '../../src/app';
+import type { Env } from '../../src/env';
+import { latestLinkToken } from '../helpers';
 
 const closed: Env = { ...(env as unknown as Env), OPEN_SIGNUP: 'false', BOOTSTRAP_ADMIN_EMAIL: 'First.Admin@Example.test' };
 const post = (path: string, body: unknown) =>

@@ -2,9 +2,9 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { projectStub } from '../src/project/client';
-import { api, json } from './helpers';
-import { dataTenant } from './data-plane';
+import { projectStub } from '../../src/project/client';
+import { api, json } from '../helpers';
+import { dataTenant } from '../data-plane';
 
 const P = (projectId: string) => `/api/v1/project/${projectId}`;
 

@@ -5,20 +5,20 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { describe, expect, it, vi } from 'vitest';
-import { nowIso } from '../src/lib/ids';
-import { projectStub } from '../src/project/client';
-import { serializedRow, type FoundItem } from '../src/project/analysis-store';
-import { createSurvey } from '../src/project/jobs';
-import { MAX_ANALYSIS_STARTS } from '../src/project/leases';
-import type { ProjectState } from '../src/project/project-object';
-import { PURGE_SLICE_ROWS, purgeSlice, queuePurge } from '../src/project/purges';
-import { bundles, healthRuns } from '../src/project/schema';
-import { api, expectError, json } from './helpers';
-import { dataTenant, readEvents } from './data-plane';
-import { roleMatrix } from './people';
+import { nowIso } from '../../src/lib/ids';
+import { projectStub } from '../../src/project/client';
+import { serializedRow, type FoundItem } from '../../src/project/analysis-store';
+import { createSurvey } from '../../src/project/jobs';
+import { MAX_ANALYSIS_STARTS } from '../../src/project/leases';
+import type { ProjectState } from '../../src/project/project-object';
+import { PURGE_SLICE_ROWS, purgeSlice, queuePurge } from '../../src/project/purges';
+import { bundles, healthRuns } from '../../src/project/schema';
+import { api, expectError, json } from '../helpers';
+import { dataTenant, readEvents } from '../data-plane';
+import { roleMatrix } from '../people';
 import {
   analysed, analyzeStep, contentsOf, deliver, drainPurges, getJob, P, sbom, startSurvey, storedRowCount, uploaded, type DataTenant,
-} from './pipeline';
+} from '../pipeline';
 
 const packages = (count: number, prefix = 'pkg') => Array.from({ length: count }, (_, i): [string, string] => [`${prefix}-${i}`, '1.0.0']);
 const stub = (t: DataTenant) => projectStub(env, t.projectId) as any;
@@ -233,7 +233,7 @@ describe('rules nobody checked before (issue 7)', () => {
   it('regenerate survey needs project:edit: admin, member and an API token holding it 201; viewer and a custom role 403; a pass 401', async () => {
     const m = await roleMatrix(['project:view', 'org:view']);
     const t = { projectId: m.tenant.projectId, token: m.tenant.token, pass: m.tokens.uploadPass };
-    await import('./data-plane').then(({ provisioned }) => provisioned(t.projectId));
+    await import('../data-plane').then(({ provisioned }) => provisioned(t.projectId));
     const survey = await analysed(t, sbom('matrix-app', packages(1)));
     const regenerate = (token: string) => api(`${P(t.projectId)}/v1/survey/${survey.surveyId}/regenerate`, { method: 'POST', token, headers: { 'idempotency-key': crypto.randomUUID() } });
     for (const role of ['admin', 'member', 'apiToken'] as const) expect((await regenerate(m.tokens[role])).status).toBe(201);
@@ -243,7 +243,7 @@ describe('rules nobody checked before (issue 7)', () => {
 
   it('the status report accepts an upload pass only: a session or an API token is 401', async () => {
     const m = await roleMatrix();
-    await import('./data-plane').then(({ provisioned }) => provisioned(m.tenant.projectId));
+    await import('../data-plane').then(({ provisioned }) => provisioned(m.tenant.projectId));
     const t = { projectId: m.tenant.projectId, token: m.tenant.token, pass: m.tokens.uploadPass };
     const survey = await startSurvey(t);
     for (const role of ['admin', 'apiToken'] as const) {
@@ -254,7 +254,7 @@ describe('rules nobody checked before (issue 7)', () => {
 
   it('get job and the job stream need project:view', async () => {
     const m = await roleMatrix(['project:portfolio:view', 'org:view']);
-    await import('./data-plane').then(({ provisioned }) => provisioned(m.tenant.projectId));
+    await import('../data-plane').then(({ provisioned }) => provisioned(m.tenant.projectId));
     const t = { projectId: m.tenant.projectId, token: m.tenant.token, pass: m.tokens.uploadPass };
     const survey = await startSurvey(t);
     const stream = (token: string) => api(`${P(t.projectId)}/v1/job/stream`, { token, headers: { accept: 'text/event-stream' } });

@@ -1,9 +1,9 @@
 // Users (spec 4.13): the signed-in person's profile and preferences. Session only.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { isTimeZone } from '../src/control/users';
-import { api, expectError, json, newTenant, signIn } from './helpers';
-import { addPerson, roleMatrix, type MatrixRole, lastActivity } from './people';
+import { isTimeZone } from '../../src/control/users';
+import { api, expectError, json, newTenant, signIn } from '../helpers';
+import { addPerson, roleMatrix, type MatrixRole, lastActivity } from '../people';
 
 const PROFILE = '/api/v1/user';
 const PREFS = '/api/v1/user/preference';

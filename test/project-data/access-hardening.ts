@@ -4,12 +4,12 @@
 import { env } from 'cloudflare:workers';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ROLE_ID, MEMBER_ROLE_ID, VIEWER_ROLE_ID, type Permission } from '../src/auth/permissions';
-import { rateLimitKey } from '../src/middleware/rate-limit';
-import { DEMO } from '../src/routes/dev';
-import { dataTenant } from './data-plane';
-import { api, expectError, json, latestLinkToken, newTenant, signIn, uniqueEmail } from './helpers';
-import { activityRows, addPerson, addProject, apiToken, lastActivity, uniqueName, type Tenant } from './people';
+import { ADMIN_ROLE_ID, MEMBER_ROLE_ID, VIEWER_ROLE_ID, type Permission } from '../../src/auth/permissions';
+import { rateLimitKey } from '../../src/middleware/rate-limit';
+import { DEMO } from '../../src/routes/dev';
+import { dataTenant } from '../data-plane';
+import { api, expectError, json, latestLinkToken, newTenant, signIn, uniqueEmail } from '../helpers';
+import { activityRows, addPerson, addProject, apiToken, lastActivity, uniqueName, type Tenant } from '../people';
 
 const O = (orgId: string) => `/api/v1/org/${orgId}`;
 const P = (projectId: string) => `/api/v1/project/${projectId}`;
