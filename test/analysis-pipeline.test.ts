@@ -199,7 +199,9 @@ describe('retries and the dead-letter queue', () => {
         let sent = false;
         return {
           customMetadata: {},
-          body: new ReadableStream<Uint8Array>({
+          // A byte stream, as R2's body is (the consumer reads it with a BYOB reader).
+          body: new ReadableStream({
+            type: 'bytes',
             pull(controller) {
               if (!sent) {
                 sent = true;

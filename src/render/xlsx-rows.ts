@@ -238,65 +238,35 @@ async function* writeSheet(write: WriteText, xml: string, { section, wrapWidths,
   const styles = columnStyles(xml, section.columns.length);
   const cut = listed < entries;
   const lastRow = listed + 1 + (cut ? 1 : 0);
-  const text: TextCell = section.everyRow ? inlineText : (value, part) => part.add('t="s"><v>', String(strings.indexOf(value)), '</v>');
+  const text: TextCell = section.everyRow ? inlineText : (value) => `t="s"><v>${strings.indexOf(value)}</v>`;
   await write(xml.slice(0, end).replace(/<dimension ref="[^"]*"\/>/, `<dimension ref="A1:${letters.at(-1) ?? 'A'}${lastRow}"/>`));
-  const part = new XmlPart();
+  let part = '';
   let index = 0;
   for await (const row of section.everyRow?.() ?? section.rows) {
     if (index === listed) break;
-    const rowNumber = String(index + 2);
-    let lines = 1;
-    section.columns.forEach((column, c) => (lines = Math.max(lines, wrappedLines(row[column.key], wrapWidths[c] ?? null))));
+    const rowNumber = index + 2;
+    const lines = Math.max(1, ...section.columns.map((column, c) => wrappedLines(row[column.key], wrapWidths[c] ?? null)));
     // Neither Excel nor LibreOffice grows a row to fit wrapped text on opening: give it the height.
-    if (lines > 1) part.add('<row r="', rowNumber, `" ht="${lines * LINE_HEIGHT}" customHeight="1">`);
-    else part.add('<row r="', rowNumber, '">');
-    section.columns.forEach((column, c) => cellXml(part, letters[c]!, rowNumber, styles[c]!, row[column.key], column, text));
-    part.add('</row>');
+    part += lines > 1 ? `<row r="${rowNumber}" ht="${lines * LINE_HEIGHT}" customHeight="1">` : `<row r="${rowNumber}">`;
+    section.columns.forEach((column, c) => (part += cellXml(`${letters[c]}${rowNumber}`, styles[c]!, row[column.key], column, text)));
+    part += '</row>';
     index++;
-    if (part.chars > CHUNK_CHARS) {
-      await write(part.take());
+    if (part.length > CHUNK_CHARS) {
+      await write(part);
+      part = '';
       yield;
     }
   }
-  if (cut) {
-    part.add(`<row r="${lastRow}"><c r="A${lastRow}" s="${styles[0] ?? '0'}" `);
-    text(leftOutNote(entries, listed, sheetRows), part);
-    part.add('</c></row>');
-  }
-  part.add(xml.slice(end));
-  await write(part.take(), true);
+  if (cut) part += `<row r="${lastRow}"><c r="A${lastRow}" s="${styles[0] ?? '0'}" ${text(leftOutNote(entries, listed, sheetRows))}</c></row>`;
+  await write(part + xml.slice(end), true);
 }
 
-/**
- * Sheet XML gathered as pieces and joined once per write: `+=` on every cell left a tree of
- * intermediate strings for each (the bulk of what a large sheet allocated), joined it makes one flat
- * string and the pieces, mostly constants and the cells' own texts, are not copied before.
- */
-class XmlPart {
-  private pieces: string[] = [];
-  chars = 0;
+/** A text cell's type and value (after `<c r=".." s=".." `): a shared string's index or an inline string. */
+type TextCell = (value: string) => string;
 
-  add(a: string, b?: string, c?: string): void {
-    this.pieces.push(a);
-    this.chars += a.length;
-    if (b !== undefined) this.add(b, c);
-  }
-
-  /** The text gathered, and the part emptied. */
-  take(): string {
-    const text = this.pieces.join('');
-    this.pieces = [];
-    this.chars = 0;
-    return text;
-  }
-}
-
-/** Adds a text cell's type and value (after `<c r=".." s=".." `): a shared string's index or an inline string. */
-type TextCell = (value: string, part: XmlPart) => void;
-
-function inlineText(value: string, part: XmlPart): void {
+function inlineText(value: string): string {
   const escaped = escapeXml(excelText(value));
-  part.add(/^\s|\s$|\n/.test(escaped) ? 't="inlineStr"><is><t xml:space="preserve">' : 't="inlineStr"><is><t>', escaped, '</t></is>');
+  return /^\s|\s$|\n/.test(escaped) ? `t="inlineStr"><is><t xml:space="preserve">${escaped}</t></is>` : `t="inlineStr"><is><t>${escaped}</t></is>`;
 }
 
 /** The style id exceljs gave each column (`<col min="2" max="2" style="9" .../>`), '0' where none. */
@@ -312,23 +282,17 @@ function columnStyles(xml: string, count: number): string[] {
   return styles;
 }
 
-/** Adds the cell at column `letters`, row `row` (nothing for no value). */
-function cellXml(part: XmlPart, letters: string, row: string, style: string, value: Cell | undefined, column: Column, text: TextCell): void {
-  if (value === null || value === undefined) return;
+function cellXml(ref: string, style: string, value: Cell | undefined, column: Column, text: TextCell): string {
+  if (value === null || value === undefined) return '';
   let number: number | null = typeof value === 'number' && Number.isFinite(value) ? value : null;
   if (column.kind === 'number') number = numericValue(value);
   if (column.kind === 'date' && typeof value === 'string') {
     const date = parseIsoDate(value);
     if (date && inExcelRange(date)) number = excelSerial(date);
   }
-  if (typeof value === 'number' && number === null) return; // NaN or infinite: no value to show
-  part.add('<c r="', letters, row);
-  part.add('" s="', style, number !== null ? '"><v>' : '" ');
-  if (number !== null) part.add(String(number), '</v></c>');
-  else {
-    text(value as string, part);
-    part.add('</c>');
-  }
+  if (number !== null) return `<c r="${ref}" s="${style}"><v>${number}</v></c>`;
+  if (typeof value === 'number') return ''; // NaN or infinite: no value to show
+  return `<c r="${ref}" s="${style}" ${text(value)}</c>`;
 }
 
 // East Asian wide characters take about two columns of width.
@@ -342,28 +306,9 @@ export function wrappedLines(value: Cell | undefined, width: number | null): num
   const linesOf = (paragraph: string) => Math.max(1, Math.ceil((paragraph.length + (paragraph.match(WIDE)?.length ?? 0)) / perLine));
   // Most cells are one paragraph: counted without splitting (this runs for every cell of every row).
   if (!/[\r\n]/.test(value)) return Math.min(linesOf(value), MAX_LINES);
-  // Paragraphs counted where they end, without splitting the text into new strings.
   let lines = 0;
-  let columns = 0;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code !== 10 && code !== 13) {
-      columns += isWide(code) ? 2 : 1;
-      continue;
-    }
-    lines += Math.max(1, Math.ceil(columns / perLine));
-    columns = 0;
-    if (code === 13 && value.charCodeAt(i + 1) === 10) i++;
-    if (lines >= MAX_LINES) return MAX_LINES;
-  }
-  lines += Math.max(1, Math.ceil(columns / perLine));
+  for (const paragraph of value.split(/\r\n|\r|\n/)) lines += linesOf(paragraph);
   return Math.min(lines, MAX_LINES);
-}
-
-/** Whether the UTF-16 code unit is one of WIDE's. */
-function isWide(code: number): boolean {
-  return (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff)
-    || (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6);
 }
 
 /** The date as an Excel serial day number (1900 date system, UTC), as exceljs writes dates. */
