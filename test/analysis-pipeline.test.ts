@@ -199,9 +199,7 @@ describe('retries and the dead-letter queue', () => {
         let sent = false;
         return {
           customMetadata: {},
-          // A byte stream, as R2's body is (the consumer reads it with a BYOB reader).
-          body: new ReadableStream({
-            type: 'bytes',
+          body: new ReadableStream<Uint8Array>({
             pull(controller) {
               if (!sent) {
                 sent = true;

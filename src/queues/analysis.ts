@@ -147,29 +147,14 @@ async function fail(env: Env, message: AnalysisMessage, attempt: number, failure
   await withProjectWork(env, message.projectId, (stub) => stub.failAnalysis({ surveyId: message.surveyId, attempt, failureClass, message: text, metadata }));
 }
 
-/**
- * Bytes of the bundle per piece handed to the reader. R2's body arrives in pieces as small as 4 KiB
- * (as wrangler dev serves it), and every piece costs the stream, the byte source and the parser
- * objects of their own: a 200 MB bundle was 50,000 pieces, their objects a large part of what the
- * analysis left for V8's major collections.
- */
-export const BUNDLE_PIECE_BYTES = 64 * 1024;
-
-/** The body in pieces of BUNDLE_PIECE_BYTES (the last one shorter), each a new array, counted for progress. */
+/** Counts the bytes passing through, for progress. */
 function counted(body: ReadableStream<Uint8Array>, stager: Stager): ReadableStream<Uint8Array> {
-  const reader = body.getReader({ mode: 'byob' });
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.readAtLeast(BUNDLE_PIECE_BYTES, new Uint8Array(BUNDLE_PIECE_BYTES));
-      if (value?.byteLength) {
-        stager.bytesRead += value.byteLength;
-        controller.enqueue(value);
-      }
-      if (done) controller.close();
+  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      stager.bytesRead += chunk.byteLength;
+      controller.enqueue(chunk);
     },
-    cancel: (reason) => reader.cancel(reason),
-  // Nothing read ahead: a piece is read when the reader asks for one.
-  }, { highWaterMark: 0 });
+  }));
 }
 
 /** What the ANALYZE step records: counts, the documents' spec versions, what was skipped, the format. */
