@@ -56,21 +56,15 @@ interface Row {
  */
 export async function lookupRecords(db: D1Database | D1DatabaseSession, packages: PackageKey[], known: RecordCache = new RecordCache(), page = LOOKUP_PAGE): Promise<Map<string, OsvRecord[]>> {
   const found = new Map<string, OsvRecord[]>();
-  // Each asked (base, name key) pair once, and later the answer's rows under it: one map for the
-  // batch, and nothing made for the many asked packages without records (a lookup runs for every
-  // batch of a million-component analysis; its per-package garbage was a fifth of what it promoted).
-  const pairKeys = packages.map((p) => `${ecosystemBase(p.ecosystem)}\u0000${packageNameKey(p.ecosystem, p.name)}`);
-  const byPair = new Map<string, Row[] | null>();
-  const pairs: [string, string][] = [];
-  packages.forEach((p, i) => {
-    if (byPair.has(pairKeys[i]!)) return;
-    byPair.set(pairKeys[i]!, null);
-    pairs.push([ecosystemBase(p.ecosystem), packageNameKey(p.ecosystem, p.name)]);
-  });
-  if (!pairs.length) return found;
+  // Nothing per asked package lives across the queries' awaits: the dedupe set and the pairs are
+  // garbage before the first one (held across it, V8 promoted them for every batch of a
+  // million-component analysis), and only the pairs that have records are kept after.
+  const pages = pairPages(packages, page);
+  if (!pages.length) return found;
+  const byPair = new Map<string, Row[]>();
   const records = known.records;
   const knownIds = known.idsJsonBeforeLookup();
-  for (let i = 0; i < pairs.length; i += page) {
+  for (const asked of pages) {
     // Each record's JSON comes once per query (row_number), however many asked packages it names, and
     // not at all when the caller holds it already (?2).
     const { results } = await db.prepare(
@@ -79,7 +73,7 @@ export async function lookupRecords(db: D1Database | D1DatabaseSession, packages
        FROM (SELECT p.base, p.name_key AS key, p.ecosystem, p.record_id AS id FROM json_each(?1) q
              JOIN vuln_packages p ON p.base = json_extract(q.value, '$[0]') AND p.name_key = json_extract(q.value, '$[1]')) h
        JOIN vuln_records r ON r.id = h.id WHERE r.withdrawn IS NULL`,
-    ).bind(JSON.stringify(pairs.slice(i, i + page)), knownIds).all<Row>();
+    ).bind(asked, knownIds).all<Row>();
     for (const row of results) {
       if (row.record !== null && !records.has(row.id)) records.set(row.id, JSON.parse(row.record) as OsvRecord);
       const k = `${row.base}\u0000${row.key}`;
@@ -88,17 +82,36 @@ export async function lookupRecords(db: D1Database | D1DatabaseSession, packages
       else byPair.set(k, [row]);
     }
   }
-  packages.forEach((asked, i) => {
-    const rows = byPair.get(pairKeys[i]!);
-    if (!rows) return;
+  if (!byPair.size) return found;
+  for (const asked of packages) {
+    const rows = byPair.get(pairKey(asked));
+    if (!rows) continue;
     const key = packageKey(asked);
-    if (found.has(key)) return;
+    if (found.has(key)) continue;
     const ids = new Set<string>();
     for (const row of rows) if (ecosystemCovers(row.ecosystem, asked.ecosystem)) ids.add(row.id);
     const list = [...ids].map((id) => records.get(id)!).filter(Boolean);
     if (list.length) found.set(key, list);
-  });
+  }
   return found;
+}
+
+/** The asked package's (base, name key) pair as one string, as the answer's rows are grouped. */
+const pairKey = (p: PackageKey) => `${ecosystemBase(p.ecosystem)}\u0000${packageNameKey(p.ecosystem, p.name)}`;
+
+/** Each distinct (base, name key) pair of the packages, as the JSON parameters of queries of `page` pairs. */
+function pairPages(packages: PackageKey[], page: number): string[] {
+  const seen = new Set<string>();
+  const pairs: [string, string][] = [];
+  for (const p of packages) {
+    const key = pairKey(p);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    pairs.push([ecosystemBase(p.ecosystem), packageNameKey(p.ecosystem, p.name)]);
+  }
+  const pages: string[] = [];
+  for (let i = 0; i < pairs.length; i += page) pages.push(JSON.stringify(pairs.slice(i, i + page)));
+  return pages;
 }
 
 export interface VulnDataSnapshot {
