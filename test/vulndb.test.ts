@@ -8,7 +8,7 @@ import { packageNameKey } from '../src/analysis/vulns/osv';
 import type { OsvRecord, PackageKey } from '../src/analysis/vulns/osv-types';
 import { runScheduled } from '../src/scheduled';
 import { importRecords, modifiedKey } from '../src/vulndb/import';
-import { lookupRecords, vulnDataSnapshot } from '../src/vulndb/lookup';
+import { lookupRecords, RecordCache, vulnDataSnapshot } from '../src/vulndb/lookup';
 import { importStaged, refreshVulnerabilityData, stageSource, stagingKey } from '../src/vulndb/refresh';
 
 const starter = Object.values(import.meta.glob('../vulndb/starter/*.json', { import: 'default', eager: true })) as OsvRecord[];
@@ -97,6 +97,25 @@ describe('lookup', () => {
     // One parsed object per record, shared between the packages that name it.
     expect(found.get('npm\u0000bulk-5')![0]).toBe(found.get('npm\u0000bulk-shared')!.find((r) => r.id === 'BULK-5'));
     expect(found.has('npm\u0000bulk-unknown')).toBe(false);
+  });
+
+  it('a cache shared by lookups: held records are not read again, new ones are, and a full cache starts afresh', async () => {
+    await importRecords(env.DB, ['A', 'B', 'C', 'D'].map((x) => record(`CACHE-${x}`, [npm(`cache-${x}`)])), 'test');
+    const known = new RecordCache(3);
+    const idsOf = (found: Map<string, OsvRecord[]>, name: string) => found.get(`npm\u0000${name}`)?.map((r) => r.id) ?? [];
+    const first = await lookupRecords(env.DB, [npm('cache-A'), npm('cache-B')], known);
+    // Asked again with a package not yet read: the held record is the same object (its JSON was not read again).
+    const second = await lookupRecords(env.DB, [npm('cache-A'), npm('cache-C'), npm('cache-A')], known);
+    expect(second.get('npm\u0000cache-A')![0]).toBe(first.get('npm\u0000cache-A')![0]);
+    expect(idsOf(second, 'cache-C')).toEqual(['CACHE-C']);
+    expect([...known.records.keys()].sort()).toEqual(['CACHE-A', 'CACHE-B', 'CACHE-C']);
+    // Full: the next lookup starts afresh and still answers every package, read again.
+    const third = await lookupRecords(env.DB, [npm('cache-A'), npm('cache-D')], known);
+    expect([idsOf(third, 'cache-A'), idsOf(third, 'cache-D')]).toEqual([['CACHE-A'], ['CACHE-D']]);
+    expect(third.get('npm\u0000cache-A')![0]).not.toBe(first.get('npm\u0000cache-A')![0]);
+    expect([...known.records.keys()].sort()).toEqual(['CACHE-A', 'CACHE-D']);
+    const fourth = await lookupRecords(env.DB, [npm('cache-B'), npm('cache-D')], known);
+    expect([idsOf(fourth, 'cache-B'), idsOf(fourth, 'cache-D')]).toEqual([['CACHE-B'], ['CACHE-D']]);
   });
 
   it('an asked release finds its own records and the bare ecosystem\'s; a bare ask finds every release', async () => {

@@ -6,7 +6,7 @@
 // crypto asset comes from the dependency rows (paged, only entries touching an asset kept) and the
 // components they name (looked up by bom-ref).
 import { BundleError } from '../analysis/bundle';
-import { AssetLinks, cryptoFindings, packagedComponents, packagesOf, ProviderGraph, runtimeFinding, vulnFindings, type MatchMemo, type ProvidedBy } from '../analysis/findings';
+import { AssetLinks, cryptoFindings, packagedComponents, ProviderGraph, runtimeFinding, vulnFindings, type MatchMemo, type ProvidedBy } from '../analysis/findings';
 import type { Dependency } from '../analysis/types';
 import type { Env } from '../env';
 import type { AnalysisRow, ContentKind, FoundItem, SerializedRow } from '../project/analysis-store';
@@ -92,9 +92,10 @@ export async function graphOf(env: Env, message: AnalysisMessage, source: { surv
 /** The advisories of the components among a batch of found items, as finding items to stage with them. */
 export async function componentFindings(env: Env, rows: SerializedRow[], known: RecordCache, matches?: MatchMemo): Promise<FoundItem[]> {
   const components = packagedComponents(rows.filter((row) => row.kind === 'component'));
-  const packages = packagesOf(components);
-  if (!packages.length) return [];
-  const records = await lookupRecords(env.DB, packages, known);
+  if (!components.length) return [];
+  // Not deduplicated first (packagesOf): lookupRecords asks each package once, and a map of the
+  // batch's packages was garbage for every batch.
+  const records = await lookupRecords(env.DB, components.map((c) => c.pkg), known);
   if (!records.size) return [];
   return vulnFindings(components, records, matches).map((finding) => ({ kind: 'vuln_finding', source: String(finding.data.purl ?? ''), finding }));
 }

@@ -14,12 +14,27 @@ export const LOOKUP_PAGE = 500;
  */
 export class RecordCache {
   readonly records = new Map<string, OsvRecord>();
+  /** The ids held as the query's JSON parameter, and how many records it lists: records are only added between clears, so the same count is the same ids. */
+  private idsJson: { count: number; text: string } | null = null;
   constructor(private readonly size = 1_000) {}
 
   /** The ids held, after starting afresh when full (before a lookup, never during one: its answer relies on them). */
   idsBeforeLookup(): string[] {
-    if (this.records.size >= this.size) this.records.clear();
+    if (this.records.size >= this.size) {
+      this.records.clear();
+      this.idsJson = null;
+    }
     return [...this.records.keys()];
+  }
+
+  /**
+   * The same as JSON text, made again only when records were added: a large SBOM's batches mostly read
+   * nothing new, and a thousand ids each batch were tens of kilobytes of garbage per lookup.
+   */
+  idsJsonBeforeLookup(): string {
+    const ids = this.records.size >= this.size || this.idsJson?.count !== this.records.size ? this.idsBeforeLookup() : null;
+    if (ids) this.idsJson = { count: ids.length, text: JSON.stringify(ids) };
+    return this.idsJson!.text;
   }
 }
 
@@ -41,15 +56,15 @@ interface Row {
  */
 export async function lookupRecords(db: D1Database | D1DatabaseSession, packages: PackageKey[], known: RecordCache = new RecordCache(), page = LOOKUP_PAGE): Promise<Map<string, OsvRecord[]>> {
   const found = new Map<string, OsvRecord[]>();
-  const pairs = [...new Map(packages.map((p) => {
-    const pair = [ecosystemBase(p.ecosystem), packageNameKey(p.ecosystem, p.name)] as const;
-    return [pair.join('\u0000'), pair];
-  })).values()];
-  if (!pairs.length) return found;
-  const rows: Row[] = [];
+  // Nothing per asked package lives across the queries' awaits: the dedupe set and the pairs are
+  // garbage before the first one (held across it, V8 promoted them for every batch of a
+  // million-component analysis), and only the pairs that have records are kept after.
+  const pages = pairPages(packages, page);
+  if (!pages.length) return found;
+  const byPair = new Map<string, Row[]>();
   const records = known.records;
-  const knownIds = JSON.stringify(known.idsBeforeLookup());
-  for (let i = 0; i < pairs.length; i += page) {
+  const knownIds = known.idsJsonBeforeLookup();
+  for (const asked of pages) {
     // Each record's JSON comes once per query (row_number), however many asked packages it names, and
     // not at all when the caller holds it already (?2).
     const { results } = await db.prepare(
@@ -58,30 +73,45 @@ export async function lookupRecords(db: D1Database | D1DatabaseSession, packages
        FROM (SELECT p.base, p.name_key AS key, p.ecosystem, p.record_id AS id FROM json_each(?1) q
              JOIN vuln_packages p ON p.base = json_extract(q.value, '$[0]') AND p.name_key = json_extract(q.value, '$[1]')) h
        JOIN vuln_records r ON r.id = h.id WHERE r.withdrawn IS NULL`,
-    ).bind(JSON.stringify(pairs.slice(i, i + page)), knownIds).all<Row>();
+    ).bind(asked, knownIds).all<Row>();
     for (const row of results) {
       if (row.record !== null && !records.has(row.id)) records.set(row.id, JSON.parse(row.record) as OsvRecord);
-      rows.push(row);
+      const k = `${row.base}\u0000${row.key}`;
+      const list = byPair.get(k);
+      if (list) list.push(row);
+      else byPair.set(k, [row]);
     }
   }
-  const byPair = new Map<string, Row[]>();
-  for (const row of rows) {
-    const k = `${row.base}\u0000${row.key}`;
-    const list = byPair.get(k);
-    if (list) list.push(row);
-    else byPair.set(k, [row]);
-  }
+  if (!byPair.size) return found;
   for (const asked of packages) {
+    const rows = byPair.get(pairKey(asked));
+    if (!rows) continue;
     const key = packageKey(asked);
     if (found.has(key)) continue;
     const ids = new Set<string>();
-    for (const row of byPair.get(`${ecosystemBase(asked.ecosystem)}\u0000${packageNameKey(asked.ecosystem, asked.name)}`) ?? []) {
-      if (ecosystemCovers(row.ecosystem, asked.ecosystem)) ids.add(row.id);
-    }
+    for (const row of rows) if (ecosystemCovers(row.ecosystem, asked.ecosystem)) ids.add(row.id);
     const list = [...ids].map((id) => records.get(id)!).filter(Boolean);
     if (list.length) found.set(key, list);
   }
   return found;
+}
+
+/** The asked package's (base, name key) pair as one string, as the answer's rows are grouped. */
+const pairKey = (p: PackageKey) => `${ecosystemBase(p.ecosystem)}\u0000${packageNameKey(p.ecosystem, p.name)}`;
+
+/** Each distinct (base, name key) pair of the packages, as the JSON parameters of queries of `page` pairs. */
+function pairPages(packages: PackageKey[], page: number): string[] {
+  const seen = new Set<string>();
+  const pairs: [string, string][] = [];
+  for (const p of packages) {
+    const key = pairKey(p);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    pairs.push([ecosystemBase(p.ecosystem), packageNameKey(p.ecosystem, p.name)]);
+  }
+  const pages: string[] = [];
+  for (let i = 0; i < pairs.length; i += page) pages.push(JSON.stringify(pairs.slice(i, i + page)));
+  return pages;
 }
 
 export interface VulnDataSnapshot {
