@@ -9,8 +9,8 @@ import { api, json } from './helpers';
 import { dataTenant } from './data-plane';
 import type { Env } from '../src/env';
 import { RPC_PAYLOAD_CHARS, rowChars, slicesBySize } from '../src/lib/rpc-payload';
-import type { AnalysisRow, RowsQuery, StageInput } from '../src/project/analysis-store';
-import { FINDINGS_PAGE } from '../src/queues/findings';
+import type { AnalysisRow, RowsQuery, StageInput, TextRow } from '../src/project/analysis-store';
+import { analysisPages, FINDINGS_PAGE } from '../src/queues/findings';
 import { analysed, analyzeStep, buildReports, contentsOf, deliver, getJob, P, sbom, drainPurges, leaseCounts, startSurvey, storedRowCount, tarGz, uploaded } from './pipeline';
 
 import nginxPass from './fixtures/cbom/pkic-cbom__nginx-pass.cbom.json?raw';
@@ -356,7 +356,9 @@ describe('calls to the project object are bounded in size, not only in items (is
   const recording = () => {
     const staged: number[] = [];
     const pages: { chars: number; rows: number; next: boolean }[] = [];
-    const pageRowChars = (r: AnalysisRow) => rowChars({ ...r, data: JSON.stringify(r.data) });
+    const libraryPages: { rows: number; next: boolean }[] = [];
+    // A page's rows carry their data parsed, or as the stored text (`asText`).
+    const pageRowChars = (r: AnalysisRow | TextRow) => rowChars({ ...r, data: typeof r.data === 'string' ? r.data : JSON.stringify(r.data) });
     const PROJECT = {
       idFromName: (name: string) => env.PROJECT.idFromName(name),
       get: (id: DurableObjectId) => {
@@ -371,8 +373,15 @@ describe('calls to the project object are bounded in size, not only in items (is
             }
             if (prop === 'analysisRows') {
               return async (query: RowsQuery) => {
-                const answer = (await target.analysisRows(query)) as { rows: AnalysisRow[]; next: string | null };
+                const answer = (await target.analysisRows(query)) as { rows: (AnalysisRow | TextRow)[]; next: string | null };
                 if (!query.bomRefs) pages.push({ chars: answer.rows.reduce((n, r) => n + pageRowChars(r), 0), rows: answer.rows.length, next: answer.next !== null });
+                return answer;
+              };
+            }
+            if (prop === 'libraryRows') {
+              return async (query: { surveyId: string; attempt: number; after?: string; limit: number }) => {
+                const answer = (await target.libraryRows(query)) as { rows: unknown[]; next: string | null };
+                libraryPages.push({ rows: answer.rows.length, next: answer.next !== null });
                 return answer;
               };
             }
@@ -383,7 +392,7 @@ describe('calls to the project object are bounded in size, not only in items (is
         });
       },
     };
-    return { env: { ...env, PROJECT } as unknown as Env, staged, pages };
+    return { env: { ...env, PROJECT } as unknown as Env, staged, pages, libraryPages };
   };
 
   it('rows are staged in calls of at most RPC_PAYLOAD_CHARS, and read back in pages of at most that, every row kept', async () => {
@@ -404,9 +413,15 @@ describe('calls to the project object are bounded in size, not only in items (is
     expect(Math.max(...recorded.staged)).toBeLessThanOrEqual(RPC_PAYLOAD_CHARS);
     expect(recorded.staged.reduce((a, b) => a + b, 0)).toBeGreaterThan(5_500_000);
 
-    // The composition report reads every component back: in pages cut by size, none lost.
+    // The composition report's document lists every component (its columns, type and group: small rows).
     const report = await deliver({ ...message, phase: 'report' }, { env: recorded.env });
     expect(report.result.explicitAcks).toEqual([report.id]);
+    expect(recorded.libraryPages.reduce((n, p) => n + p.rows, 0)).toBe(300);
+    // Rows read back whole (as findings and the cbom report read theirs) come in pages cut by size, none lost.
+    const source = { surveyId: survey.surveyId, attempt: (await getJob(t, survey.surveyId)).steps.find((s: any) => s.step_type === 'ANALYZE').metadata.attempt ?? 1 };
+    let readBack = 0;
+    for await (const page of analysisPages(recorded.env, message, source, 'component')) readBack += page.length;
+    expect(readBack).toBe(300);
     const componentPages = recorded.pages.filter((p) => p.rows > 0);
     expect(componentPages.length).toBeGreaterThanOrEqual(5);
     expect(Math.max(...componentPages.map((p) => p.chars))).toBeLessThanOrEqual(RPC_PAYLOAD_CHARS);

@@ -159,6 +159,11 @@ describe('report reads (spec 4.10)', () => {
     }
     const composition = await json(await get(t, `/${reportOf(second, 'composition').id}/export/json`));
     expect(composition.data.components).toHaveLength(2);
+    // Each component as the analysis stored it: its type and group (read from the stored row) with its columns.
+    const purl = (version: string) => `pkg:maven/org.apache.logging.log4j/log4j-core@${version}`;
+    expect(composition.data.components).toEqual(['2.0', '2.14.1'].map((version) => ({
+      type: 'library', 'bom-ref': `component:${purl(version)}`, group: 'org.apache.logging.log4j', name: 'log4j-core', version, purl: purl(version),
+    })));
     expect(composition.data.vulnerabilities).toHaveLength(1);
     expect(composition.data.vulnerabilities[0]).toMatchObject({ id: 'GHSA-jfh8-c2jp-5v3q', ratings: [{ severity: 'critical', score: 10 }] });
     expect(composition.data.vulnerabilities[0].affects).toHaveLength(2);

@@ -411,6 +411,9 @@ export function contentsPage(state: ProjectState, query: ContentsQuery): { items
   };
 }
 
+/** An analysis row with its data as the stored JSON text (`RowsQuery.asText`). */
+export type TextRow = Omit<AnalysisRow, 'data'> & { data: string };
+
 export interface RowsQuery {
   surveyId: string;
   attempt: number;
@@ -423,6 +426,11 @@ export interface RowsQuery {
    * them (`after` and `limit` are not used; send at most a few hundred refs a call).
    */
   bomRefs?: string[];
+  /**
+   * Rows of a page answered with their data as the stored JSON text, parsed by the caller: a call of
+   * strings costs the object (and the clone between the two) far less than nested objects.
+   */
+  asText?: boolean;
 }
 
 
@@ -432,13 +440,13 @@ export interface RowsQuery {
  * row always comes); `next` is null on the last page. With `bomRefs`, the rows with those bom-refs
  * (src/project/dependency-graph.ts).
  */
-export function analysisRows(state: ProjectState, query: RowsQuery): { rows: AnalysisRow[]; next: string | null } {
+export function analysisRows(state: ProjectState, query: RowsQuery): { rows: AnalysisRow[] | TextRow[]; next: string | null } {
   if (query.bomRefs) return { rows: rowsByBomRef(state, { surveyId: query.surveyId, attempt: query.attempt, kind: query.kind, refs: query.bomRefs }), next: null };
   const cursor = state.sql.exec<{ key: string; name: string; purl: string | null; version: string | null; data: string }>(
     'SELECT key, name, purl, version, data FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?',
     query.surveyId, query.attempt, query.kind, query.after ?? '', query.limit,
   );
-  const rows: AnalysisRow[] = [];
+  const rows: (AnalysisRow | TextRow)[] = [];
   let chars = 0;
   let full = false;
   for (const r of cursor) {
@@ -447,7 +455,45 @@ export function analysisRows(state: ProjectState, query: RowsQuery): { rows: Ana
       full = true;
       break;
     }
-    rows.push({ ...r, data: JSON.parse(r.data) as JsonObject });
+    rows.push(query.asText ? { ...r } : { ...r, data: JSON.parse(r.data) as JsonObject });
+  }
+  return { rows: rows as AnalysisRow[] | TextRow[], next: full || rows.length === query.limit ? rows.at(-1)!.key : null };
+}
+
+/** What the composition report's document says of a component: its columns, and its `type` and `group` when they are strings. */
+export type LibraryRow = {
+  key: string;
+  name: string;
+  purl: string | null;
+  version: string | null;
+  type: string | null;
+  group: string | null;
+};
+
+/** A field of a row's data when it is a JSON string, else NULL (as `typeof === 'string'` reads it). */
+const dataText = (field: string) => `CASE json_type(data, '$.${field}') WHEN 'text' THEN json_extract(data, '$.${field}') END`;
+
+/**
+ * A page of an attempt's components as the composition report's document lists them (`LibraryRow`),
+ * in key order, paged as `analysisRows`: the rest of each row's data is left in the object, where
+ * SQLite picks the two fields out faster than parsing and sending every component whole.
+ */
+export function libraryRows(state: ProjectState, query: { surveyId: string; attempt: number; after?: string; limit: number }): { rows: LibraryRow[]; next: string | null } {
+  const cursor = state.sql.exec<LibraryRow>(
+    `SELECT key, name, purl, version, ${dataText('type')} AS type, ${dataText('group')} AS "group" FROM content_rows
+      WHERE survey_id = ? AND attempt = ? AND kind = 'component' AND key > ? ORDER BY key LIMIT ?`,
+    query.surveyId, query.attempt, query.after ?? '', query.limit,
+  );
+  const rows: LibraryRow[] = [];
+  let chars = 0;
+  let full = false;
+  for (const r of cursor) {
+    chars += 32 + r.key.length + r.name.length + (r.purl?.length ?? 0) + (r.version?.length ?? 0) + (r.type?.length ?? 0) + (r.group?.length ?? 0);
+    if (rows.length && chars > RPC_PAYLOAD_CHARS) {
+      full = true;
+      break;
+    }
+    rows.push({ ...r });
   }
   return { rows, next: full || rows.length === query.limit ? rows.at(-1)!.key : null };
 }

@@ -440,6 +440,10 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => analysis.analysisRows(state, query));
   }
 
+  async libraryRows(query: { surveyId: string; attempt: number; after?: string; limit: number }): Promise<unknown> {
+    return this.rpc((state) => analysis.libraryRows(state, query));
+  }
+
   // ---- reports (building) ----
 
   async beginReports(input: { surveyId: string; message: AnalysisMessage }): Promise<unknown> {

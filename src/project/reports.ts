@@ -151,13 +151,16 @@ export function compare(state: ProjectState, fromId: string, toId: string): Json
   };
 }
 
-/** Entries of one section after a position, for writing the full document in order. */
-export function entriesAfter(state: ProjectState, input: { reportId: string; section: string; after: number; limit: number }): { entries: JsonObject[]; last: number | null } {
+/**
+ * Entries of one section after a position, for writing the full document in order: their stored JSON
+ * text (the consumer parses what it needs; most are written out as they are).
+ */
+export function entriesAfter(state: ProjectState, input: { reportId: string; section: string; after: number; limit: number }): { entries: string[]; last: number | null } {
   const rows = state.sql.exec<EntrySqlRow>(
     'SELECT section, position, key, data FROM report_entries WHERE report_id = ? AND section = ? AND position > ? ORDER BY position LIMIT ?',
     input.reportId, input.section, input.after, input.limit,
   ).toArray();
-  return { entries: rows.map((r) => JSON.parse(r.data) as JsonObject), last: rows.length === input.limit ? rows.at(-1)!.position : null };
+  return { entries: rows.map((r) => r.data), last: rows.length === input.limit ? rows.at(-1)!.position : null };
 }
 
 /** A new version waiting longer than this to start no longer blocks another request (spec part 3). */

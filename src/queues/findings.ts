@@ -9,7 +9,8 @@ import { BundleError } from '../analysis/bundle';
 import { AssetLinks, cryptoFindings, packagedComponents, ProviderGraph, runtimeFinding, vulnFindings, type MatchMemo, type ProvidedBy } from '../analysis/findings';
 import type { Dependency } from '../analysis/types';
 import type { Env } from '../env';
-import type { AnalysisRow, ContentKind, FoundItem, SerializedRow } from '../project/analysis-store';
+import type { AnalysisRow, ContentKind, FoundItem, SerializedRow, TextRow } from '../project/analysis-store';
+import type { JsonObject } from '../lib/json';
 import { withProjectWork } from '../project/client';
 import type { AnalysisMessage } from '../project/surveys';
 import { lookupRecords, type RecordCache } from '../vulndb/lookup';
@@ -24,9 +25,9 @@ export const MAX_CRYPTO_ASSETS = 100_000;
 export async function* analysisPages(env: Env, message: AnalysisMessage, source: { surveyId: string; attempt: number }, kind: ContentKind): AsyncGenerator<AnalysisRow[]> {
   let after: string | undefined;
   for (;;) {
-    const page = await withProjectWork<{ rows: AnalysisRow[]; next: string | null }>(env, message.projectId, (stub) =>
-      stub.analysisRows({ ...source, kind, after, limit: FINDINGS_PAGE }));
-    if (page.rows.length) yield page.rows;
+    const page = await withProjectWork<{ rows: TextRow[]; next: string | null }>(env, message.projectId, (stub) =>
+      stub.analysisRows({ ...source, kind, after, limit: FINDINGS_PAGE, asText: true }));
+    if (page.rows.length) yield page.rows.map((row) => ({ ...row, data: JSON.parse(row.data) as JsonObject }));
     if (!page.next) return;
     after = page.next;
     // Let requests waiting for this thread in (a report of a million components is thousands of pages).

@@ -6,13 +6,14 @@ import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
 import type { Env } from '../env';
 import type { JsonObject } from '../lib/json';
 import { withProjectWork } from '../project/client';
-import type { AnalysisRow } from '../project/analysis-store';
+import type { AnalysisRow, LibraryRow } from '../project/analysis-store';
 import type { EntryRow, ReportStart } from '../project/report-build';
 import type { AnalysisMessage } from '../project/surveys';
 import { BlobWriter } from '../reports/blob-writer';
 import { REPORT_BUILDERS, sectionList, type ReportBuilder, type ReportTally } from '../reports/builders';
-import { cycloneDxDependencyOf, cycloneDxLibraryOf, cycloneDxVulnerabilityOf, documentHead } from '../reports/cyclonedx';
+import { cycloneDxDependencyOf, cycloneDxLibraryJson, cycloneDxVulnerabilityOf, documentHead } from '../reports/cyclonedx';
 import { vulnDataSnapshot } from '../vulndb/lookup';
+import { searchTerms } from '../reports/search-terms';
 import { AnalysisAbandoned, yieldNow, yieldToEventLoop } from '../lib/yielding';
 import { analysisPages, REFS_PER_LOOKUP } from './findings';
 
@@ -42,7 +43,7 @@ async function stageEntries(env: Env, message: AnalysisMessage, work: Work, repo
         const entry = tally.add(row, kind);
         if (!entry) continue;
         totals[entry.section] = (totals[entry.section] ?? 0) + 1;
-        batch.push({ ...entry, position: totals[entry.section]! });
+        batch.push({ ...entry, position: totals[entry.section]!, data: JSON.stringify(entry.data), terms: searchTerms(entry) });
         if (batch.length >= ENTRY_BATCH) await send();
       }
     }
@@ -53,12 +54,36 @@ async function stageEntries(env: Env, message: AnalysisMessage, work: Work, repo
 
 /** Every entry of one section of a stored (or staged) report, in order, a page at a time from the project object. */
 export async function* sectionEntries(env: Env, projectId: string, reportId: string, section: string): AsyncGenerator<JsonObject> {
+  for await (const text of sectionEntryTexts(env, projectId, reportId, section)) yield JSON.parse(text) as JsonObject;
+}
+
+/** `sectionEntries` as their stored JSON text (what the full document holds of most entries, as it is). */
+async function* sectionEntryTexts(env: Env, projectId: string, reportId: string, section: string): AsyncGenerator<string> {
   for (let after = 0; ;) {
-    const page = await withProjectWork<{ entries: JsonObject[]; last: number | null }>(env, projectId, (stub) =>
+    const page = await withProjectWork<{ entries: string[]; last: number | null }>(env, projectId, (stub) =>
       stub.reportEntryPage({ reportId, section, after, limit: ENTRY_BATCH }));
     yield* page.entries;
     if (page.last === null) return;
     after = page.last;
+    await yieldNow();
+  }
+}
+
+/**
+ * Components per page of the composition document: each is a few short columns (`libraryRows`), so
+ * a page of this many is a few milliseconds of work on either side, in a quarter of the calls.
+ */
+const LIBRARY_PAGE = 2_000;
+
+/** Every component of the analysis as the composition document lists it, a page at a time. */
+async function* libraryPages(env: Env, message: AnalysisMessage, source: { surveyId: string; attempt: number }): AsyncGenerator<AnalysisRow[]> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await withProjectWork<{ rows: LibraryRow[]; next: string | null }>(env, message.projectId, (stub) =>
+      stub.libraryRows({ ...source, after, limit: LIBRARY_PAGE }));
+    yield page.rows.map(({ type, group, ...row }) => ({ ...row, data: { type, group } }));
+    if (!page.next) return;
+    after = page.next;
     await yieldNow();
   }
 }
@@ -73,8 +98,9 @@ async function writeDocument(env: Env, message: AnalysisMessage, work: Work, rep
     for (const [i, section] of builder.listSections.entries()) {
       await writer.write(`${i ? ',' : ''}${JSON.stringify(section)}:[`);
       let first = true;
-      for await (const entry of sectionEntries(env, message.projectId, report.id, section)) {
-        await writer.write(`${first ? '' : ','}${JSON.stringify({ ...entry, section })}`);
+      // Each entry's data holds its section (the tally put it there): the stored text is the entry as written.
+      for await (const text of sectionEntryTexts(env, message.projectId, report.id, section)) {
+        await writer.write(first ? text : `,${text}`);
         first = false;
       }
       await writer.write(']');
@@ -87,19 +113,19 @@ async function writeDocument(env: Env, message: AnalysisMessage, work: Work, rep
   if (builder.type === 'cbom') {
     const inDocument = new Set<string>();
     for (const section of builder.listSections) {
-      for await (const entry of sectionEntries(env, message.projectId, report.id, section)) {
-        await writer.write(`${first ? '' : ','}${JSON.stringify(entry)}`);
+      for await (const text of sectionEntryTexts(env, message.projectId, report.id, section)) {
+        await writer.write(first ? text : `,${text}`);
         first = false;
-        inDocument.add(String(entry['bom-ref']));
+        inDocument.add(String((JSON.parse(text) as JsonObject)['bom-ref']));
       }
     }
     await writeCbomGraph(env, message, work, writer, inDocument, first);
     return 0;
   }
   // composition: every component, then one vulnerability per advisory (its entries are consecutive: keys start with the advisory id).
-  for await (const page of analysisPages(env, message, { surveyId: work.source.survey_id, attempt: work.source.attempt }, 'component')) {
+  for await (const page of libraryPages(env, message, { surveyId: work.source.survey_id, attempt: work.source.attempt })) {
     for (const row of page) {
-      await writer.write(`${first ? '' : ','}${JSON.stringify(cycloneDxLibraryOf(row))}`);
+      await writer.write(`${first ? '' : ','}${cycloneDxLibraryJson(row, `component:${row.key}`)}`);
       first = false;
       components += 1;
     }
@@ -147,7 +173,7 @@ async function writeCbomGraph(env: Env, message: AnalysisMessage, work: Work, wr
       const ref = String(row.data.bomRef);
       if (inDocument.has(ref)) continue;
       inDocument.add(ref);
-      await writer.write(`${first ? '' : ','}${JSON.stringify(cycloneDxLibraryOf(row, ref))}`);
+      await writer.write(`${first ? '' : ','}${cycloneDxLibraryJson(row, ref)}`);
       first = false;
     }
   }
