@@ -3,7 +3,6 @@
 // `npm run vulndb:import` runs too). Used by the daily refresh, tests and anyone holding records.
 import type { OsvRecord } from '../analysis/vulns/osv-types';
 import sql from './statements.json';
-import { yieldToEventLoop } from '../lib/yielding';
 
 /** A record whose JSON is larger is skipped: a D1 row holds at most 2 MB. */
 export const MAX_RECORD_BYTES = 1_900_000;
@@ -14,8 +13,6 @@ export const MAX_RECORD_BYTES = 1_900_000;
  */
 export const BATCH_RECORDS = 2000;
 export const BATCH_BYTES = 2_000_000;
-/** Records serialized between two yields when a batch is prepared (issue 22, 50 ms). */
-const YIELD_EVERY_RECORDS = 50;
 /** Bytes of records bound to one upsert statement (one JSON parameter, under D1's 2 MB per value). */
 export const UPSERT_BYTES = 900_000;
 
@@ -105,9 +102,7 @@ export class ImportRun {
       batch = [];
       bytes = 0;
     };
-    for (const [i, record] of records.entries()) {
-      // Serializing a batch's records is tens of ms: the thread is let go between every few of them.
-      if (i > 0 && i % YIELD_EVERY_RECORDS === 0) await yieldToEventLoop();
+    for (const record of records) {
       if (!isOsvRecord(record)) {
         this.skip();
         continue;

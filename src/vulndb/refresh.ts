@@ -15,8 +15,8 @@ export const DEFAULT_ECOSYSTEMS = ['npm', 'PyPI', 'Maven', 'Go', 'NuGet', 'RubyG
 export const REFRESH_CALL_BUDGET = 900;
 /** Wall time one refresh may take (a cron invocation has 15 minutes). */
 export const REFRESH_TIME_BUDGET_MS = 10 * 60_000;
-/** Compressed bytes inflated at once: OSV's JSON deflates about 4:1, so about 64 KB of records (256 KB held the thread past 50 ms). */
-const INFLATE_SLICE_BYTES = 16 * 1024;
+/** Compressed bytes inflated at once: OSV's JSON deflates about 4:1, so about 256 KB of records. */
+const INFLATE_SLICE_BYTES = 64 * 1024;
 /** R2 multipart part size when the source does not say its length (every part but the last the same size, at least 5 MiB). */
 const PART_BYTES = 8 * 1024 * 1024;
 
