@@ -96,6 +96,9 @@ const bundleMetadata = (job: any) => {
   const { bundleId: _b, attempt: _a, reused_from: _r, ...rest } = analyzeStep(job).metadata;
   return rest;
 };
+const reportSteps = (job: any) => job.steps.filter((s: any) => s.step_type === 'REPORT');
+/** The report each REPORT step was copied from (src/project/report-reuse.ts), null when it was built. */
+const copiedFrom = (job: any) => Object.fromEntries(reportSteps(job).map((s: any) => [s.step_label, s.metadata.copied_from ?? null]));
 const advisoryIds = (items: any[]) => items.map((i) => i.data.advisory_id as string).sort();
 
 let tenants: T[] = [];
@@ -114,11 +117,12 @@ describe('an unchanged bundle reuses the subject\'s contents', () => {
   let first: any;
   let reused: any;
   let full: any;
+  let bundle: Uint8Array;
 
   beforeAll(async () => {
     t = await dataTenant('resurvey');
     tenants.push(t);
-    const bundle = await bundleOf(PACKAGES);
+    bundle = await bundleOf(PACKAGES);
     first = await survey(t, bundle);
     await drainPurges(t.projectId);
     reused = await survey(t, bundle);
@@ -154,6 +158,32 @@ describe('an unchanged bundle reuses the subject\'s contents', () => {
     await expectSameReports(t, reused, full);
   });
 
+  it('the reused survey copies the first survey\'s three reports; the full analysis builds its own', async () => {
+    expect(copiedFrom(reused)).toEqual(Object.fromEntries(reportSteps(first).map((s: any) => [s.step_label, s.id])));
+    expect(copiedFrom(first)).toEqual({ cbom: null, composition: null, 'pqc-inventory': null });
+    expect(copiedFrom(full)).toEqual({ cbom: null, composition: null, 'pqc-inventory': null });
+    // The copies have their own document (its own start) and their own entries.
+    for (const step of reportSteps(reused)) {
+      const full = await json(await api(`${P(t.projectId)}/v1/report/${step.id}`, { token: t.token }));
+      expect(JSON.stringify(full)).not.toContain(first.id);
+    }
+    const own = await inObject(t, (state) => Number(state.sql.exec('SELECT count(*) AS n FROM report_entries WHERE report_id IN (SELECT value FROM json_each(?))',
+      JSON.stringify(reportSteps(reused).map((s: any) => s.id))).one().n));
+    expect(own).toBeGreaterThan(0);
+  });
+
+  it('a report of another day is built again, not copied (deadlines are judged against the date)', async () => {
+    const again = await survey(t, bundle);
+    expect(analyzeStep(again).metadata.reused_from).toBe(full.id);
+    expect(Object.values(copiedFrom(again)).every((id) => id !== null)).toBe(true);
+    // Every report of the project moves to a day in 2020, in the same order.
+    await inObject(t, (state) => state.sql.exec("UPDATE reports SET produced_at = '2020-01-01' || substr(produced_at, 11)"));
+    const later = await survey(t, bundle);
+    expect(analyzeStep(later).metadata.reused_from).toBe(again.id);
+    expect(copiedFrom(later)).toEqual({ cbom: null, composition: null, 'pqc-inventory': null });
+    await expectSameReports(t, later, again);
+  });
+
   it('a bundle with one component changed is analysed again (not reused), and its reports differ accordingly', async () => {
     const changed = await survey(t, await bundleOf(PACKAGES.map(([name, version]) => (name === 'lodash' ? [name, '4.17.21'] : [name, version]))));
     expect(analyzeStep(changed).metadata.reused_from).toBeUndefined();
@@ -186,6 +216,9 @@ describe('vulnerability data that changed since the reused analysis is applied',
     const findings = advisoryIds((await contentsOf(t.projectId, 'shop', 'vuln_finding')).items);
     expect(findings).toContain(WS);
     expect(analyzeStep(reused).metadata.findings.advisories).toBe(before + 1);
+
+    // Its findings changed since the first survey's reports were built: they are built again, not copied.
+    expect(copiedFrom(reused)).toEqual({ cbom: null, composition: null, 'pqc-inventory': null });
 
     const full = await survey(t, bundle, 'full');
     expect(advisoryIds((await contentsOf(t.projectId, 'shop', 'vuln_finding')).items)).toEqual(findings);

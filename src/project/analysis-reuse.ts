@@ -16,13 +16,13 @@ import { changeJob, findJob, settleSurvey, stepOf, type JobRow } from './jobs';
 import { dropLease, leaseOf } from './leases';
 import { openLayers } from './content-layers';
 import { queueReports, type AnalysisSource } from './report-build';
+import { incrementalSurveys } from './report-reuse';
 import { rematchSince } from './rematch-store';
 import type { ProjectState } from './state';
 import { bundles, subjects } from './schema';
 import type { Env } from '../env';
 
-/** Whether unchanged bundles reuse the subject's contents (the setting `INCREMENTAL_SURVEYS`, on unless `off`). */
-export const incrementalSurveys = (env: Pick<Env, 'INCREMENTAL_SURVEYS'>) => env.INCREMENTAL_SURVEYS?.trim().toLowerCase() !== 'off';
+export { incrementalSurveys };
 
 /** Earlier surveys of the same bundle looked at, newest first. */
 const CANDIDATES = 20;

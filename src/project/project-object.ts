@@ -454,6 +454,10 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => reportBuild.stageReportEntries(state, input));
   }
 
+  async copyReportEntries(input: Parameters<typeof reportBuild.copyReportEntries>[1]) {
+    return this.rpc((state) => reportBuild.copyReportEntries(state, input));
+  }
+
   async finishReport(input: reportBuild.FinishedReport) {
     return this.rpc((state) => reportBuild.finishReport(state, input));
   }

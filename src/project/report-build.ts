@@ -15,6 +15,7 @@ import { subjectChanged } from './scoring-store';
 import type { ProjectState } from './state';
 import { bundles, reportEntries, reports, subjectContents } from './schema';
 import type { AnalysisMessage } from './jobs';
+import { copyEntriesPage, findingsDigest, reportToCopy, type EntryCursor, type ReportCopy } from './report-reuse';
 
 /** The analysis a report is built from: a survey and its attempt. */
 export interface AnalysisSource {
@@ -59,8 +60,13 @@ export interface ReportWork {
   tag: string | null;
   source: AnalysisSource;
   bundle: { id: string; sha256: string } | null;
-  /** The reports to build, in order, with the subject's previous report of each type (for changes). */
-  reports: { id: string; type: ReportType; previousId: string | null }[];
+  /** The digest of the source's advisory findings now (src/project/report-reuse.ts), kept on each report. */
+  findingsDigest: string | null;
+  /**
+   * The reports to build, in order, with the subject's previous report of each type (for changes), and
+   * the report to copy instead of building when nothing it was built from changed.
+   */
+  reports: { id: string; type: ReportType; previousId: string | null; copyFrom: ReportCopy | null }[];
 }
 
 export type ReportStart = ({ run: true } & ReportWork) | { run: false; reason: string };
@@ -99,10 +105,15 @@ export async function beginReports(state: ProjectState, input: { surveyId: strin
   state.notify([...changed, settleSurvey(state.db, survey.id)]);
   await state.wake(taken.expiresAt);
   const bundle = bundleOf(state, survey);
+  const digest = await findingsDigest(state, source);
   return {
     run: true, attempt: taken.attempt, subject, surveyType: survey.type, tag: survey.tag, source,
     bundle: bundle ? { id: bundle.id, sha256: bundle.sha256 } : null,
-    reports: steps.map((s) => ({ id: s.id, type: s.stepLabel as ReportType, previousId: previousReport(state, subject, s.stepLabel!, survey.id) })),
+    findingsDigest: digest,
+    reports: steps.map((s) => {
+      const previousId = previousReport(state, subject, s.stepLabel!, survey.id);
+      return { id: s.id, type: s.stepLabel as ReportType, previousId, copyFrom: reportToCopy(state, { previousId, source, digest }) };
+    }),
   };
 }
 
@@ -145,6 +156,13 @@ export function stageReportEntries(state: ProjectState, input: { surveyId: strin
   return true;
 }
 
+/** Copies a page of another report's entries (see copyEntriesPage) and renews the lease; false when the attempt should stop. */
+export function copyReportEntries(state: ProjectState, input: { surveyId: string; attempt: number; reportId: string; fromReportId: string; after: EntryCursor | null }): { active: boolean; last: EntryCursor | null } {
+  const step = leaseStep(reportSteps(state, input.surveyId));
+  if (!step || isFinished(step.status) || !renewLease(state, step.id, input.attempt)) return { active: false, last: null };
+  return { active: true, last: state.db.transaction(() => copyEntriesPage(state, input)) };
+}
+
 /** Counts of entries by section that are in one report and not (by key) in the other. */
 function sectionsMissingFrom(state: ProjectState, reportId: string, otherId: string): Record<string, number> {
   const rows = state.sql.exec<{ section: string; n: number }>(
@@ -171,6 +189,10 @@ export interface FinishedReport {
   /** The sections whose counts the changes are given for. */
   changeSections: readonly string[];
   provenance: JsonObject;
+  /** The digest of the findings it was built from (ReportWork.findingsDigest). */
+  findingsDigest: string | null;
+  /** The report it was copied from, when it was (shown on the step as `copied_from`). */
+  copiedFrom?: string;
 }
 
 /**
@@ -199,8 +221,9 @@ export async function finishReport(state: ProjectState, input: FinishedReport): 
     state.db.insert(reports).values({
       id: input.reportId, surveyId: input.surveyId, type: input.type, subject: input.subject, sourceSurveyId: input.source.survey_id,
       sourceAttempt: input.source.attempt, producedAt, blobKey: input.blobKey, summary: { ...input.summary, headline: figures }, provenance: input.provenance,
+      findingsDigest: input.findingsDigest,
     }).onConflictDoNothing().run();
-    const done = changeJob(state.db, step, { status: 'COMPLETED', message: `The ${input.type} report is ready.`, metadata: { figures, report_id: input.reportId } });
+    const done = changeJob(state.db, step, { status: 'COMPLETED', message: `The ${input.type} report is ready.`, metadata: { figures, report_id: input.reportId, ...(input.copiedFrom ? { copied_from: input.copiedFrom } : {}) } });
     if (step.id === holder.id) dropLease(state, holder.id);
     return [done, settleSurvey(state.db, input.surveyId)];
   });

@@ -217,6 +217,8 @@ export const reports = sqliteTable('reports', {
   summary: text('summary', { mode: 'json' }).notNull().$type<JsonObject>(),
   /** Versions of every input: analysis logic, classification table, vulnerability data, bundle. */
   provenance: text('provenance', { mode: 'json' }).notNull().$type<JsonObject>(),
+  /** SHA-256 of the source's advisory findings when the report was built (the rows a re-match changes in place); null past a cap. */
+  findingsDigest: text('findings_digest'),
 }, (t) => [index('reports_survey').on(t.surveyId), index('reports_subject').on(t.subject, t.type, t.producedAt)]);
 
 /**

@@ -186,7 +186,21 @@ export function stepMetadata(summary: BundleSummary, subjectSource: string): Jso
 async function reusedAnalysis(env: Env, message: AnalysisMessage, attempt: number, reuse: AnalysisReuse): Promise<boolean> {
   await rematchSubject(env, message, reuse);
   const finish = await withProjectWork<ReuseFinish>(env, message.projectId, (stub) => stub.finishReusedAnalysis({ surveyId: message.surveyId, attempt, reuse }));
+  if (finish.completed) await reportsAtOnce(env, message);
   return finish.completed || finish.reusable;
+}
+
+/**
+ * Builds (mostly copies) the reports of a reused analysis in this invocation rather than after a
+ * trip through the queue: the queued report message then finds them taken or finished. Should this
+ * attempt fail, its lease lapses and the alarm sends the work again, as for a lost message.
+ */
+async function reportsAtOnce(env: Env, message: AnalysisMessage): Promise<void> {
+  try {
+    await buildReports(env, { ...message, phase: 'report' });
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'error', message: 'reports after a reused analysis failed; the alarm sends them again', surveyId: message.surveyId, error: String(error) }));
+  }
 }
 
 /** Analyses one survey's bundle; returns normally when the message is done with (ack), throws when it should be retried. */

@@ -8,6 +8,8 @@ import type { JsonObject } from '../lib/json';
 import { withProjectWork } from '../project/client';
 import type { AnalysisRow, LibraryRow } from '../project/analysis-store';
 import type { EntryRow, ReportStart } from '../project/report-build';
+import type { EntryCursor, ReportCopy } from '../project/report-reuse';
+import type { ReportType } from '../reports/report-types';
 import type { AnalysisMessage } from '../project/surveys';
 import { BlobWriter } from '../reports/blob-writer';
 import { REPORT_BUILDERS, sectionList, type ReportBuilder, type ReportTally } from '../reports/builders';
@@ -88,13 +90,20 @@ async function* libraryPages(env: Env, message: AnalysisMessage, source: { surve
   }
 }
 
+/**
+ * The start of a report's document: what differs between two documents of the same rows (their
+ * survey, serial number and time). Everything after it is a function of the rows (a copy keeps it).
+ */
+function documentStart(type: ReportType, subject: string, surveyId: string, producedAt: string, serial: string = crypto.randomUUID()): string {
+  if (type === 'pqc-inventory') return `{"type":"pqc-inventory","subject":${JSON.stringify(subject)},"survey_id":"${surveyId}","produced_at":"${producedAt}",`;
+  return documentHead({ serial, subject, producedAt, version: ANALYSIS_VERSION });
+}
+
 /** Writes the full document of a report to R2; answers the components written (composition). */
 async function writeDocument(env: Env, message: AnalysisMessage, work: Work, report: Report, builder: ReportBuilder, tally: ReportTally, writer: BlobWriter, producedAt: string): Promise<number> {
-  const head = { serial: crypto.randomUUID(), subject: work.subject, producedAt, version: ANALYSIS_VERSION };
   let components = 0;
   if (builder.type === 'pqc-inventory') {
-    await writer.write(`{"type":"pqc-inventory","subject":${JSON.stringify(work.subject)},"survey_id":"${message.surveyId}","produced_at":"${producedAt}",`
-      + `"overview":${JSON.stringify(tally.objects().overview)},"sections":{`);
+    await writer.write(`${documentStart(builder.type, work.subject, message.surveyId, producedAt)}"overview":${JSON.stringify(tally.objects().overview)},"sections":{`);
     for (const [i, section] of builder.listSections.entries()) {
       await writer.write(`${i ? ',' : ''}${JSON.stringify(section)}:[`);
       let first = true;
@@ -108,7 +117,7 @@ async function writeDocument(env: Env, message: AnalysisMessage, work: Work, rep
     await writer.write('}}');
     return 0;
   }
-  await writer.write(documentHead(head));
+  await writer.write(documentStart(builder.type, work.subject, message.surveyId, producedAt));
   let first = true;
   if (builder.type === 'cbom') {
     const inDocument = new Set<string>();
@@ -190,7 +199,86 @@ async function writeCbomGraph(env: Env, message: AnalysisMessage, work: Work, wr
   await writer.write(']}');
 }
 
+/**
+ * Copies the report `report.copyFrom` (src/project/report-reuse.ts): its entries, a page at a time in
+ * the project object, and its document with a start of this survey's; the summary and figures are
+ * its own, the changes counted again on finishing. Answers false, having written nothing, when its
+ * document is gone or does not start as expected (the report is then built).
+ */
+async function copyReport(env: Env, message: AnalysisMessage, work: Work, report: Report, copy: ReportCopy, vulnData: JsonObject): Promise<boolean> {
+  const object = await env.BUNDLES.get(copy.blobKey);
+  if (!object) return false;
+  const reader = object.body.getReader();
+  // The old start has the length of a new one: same subject, a survey id, a UUID and an ISO time each of fixed length.
+  const producedAt = new Date().toISOString();
+  const start = documentStart(report.type, work.subject, message.surveyId, producedAt);
+  const startBytes = new TextEncoder().encode(start).length;
+  const chunks: Uint8Array[] = [];
+  let held = 0;
+  while (held < startBytes) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    held += value.length;
+  }
+  const opening = concat(chunks, held);
+  const oldStart = new TextDecoder().decode(opening.subarray(0, startBytes));
+  const ending = report.type === 'pqc-inventory' ? '",' : '"components":[';
+  if (held < startBytes || !oldStart.startsWith(start.slice(0, 24)) || !oldStart.endsWith(ending)) {
+    await reader.cancel();
+    return false;
+  }
+  for (let after: EntryCursor | null = null; ;) {
+    const copied: { active: boolean; last: EntryCursor | null } = await withProjectWork(env, message.projectId, (stub) =>
+      stub.copyReportEntries({ surveyId: message.surveyId, attempt: work.attempt, reportId: report.id, fromReportId: copy.id, after }));
+    if (!copied.active) {
+      await reader.cancel();
+      throw new AnalysisAbandoned();
+    }
+    if (!copied.last) break;
+    after = copied.last;
+    await yieldToEventLoop();
+  }
+  const writer = new BlobWriter(env.BUNDLES, reportBlobKey(message.projectId, report.id));
+  try {
+    await writer.write(start);
+    await writer.write(opening.subarray(startBytes));
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      await writer.write(value);
+    }
+    await writer.close();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+  const { headline, ...summary } = copy.summary as JsonObject & { headline?: JsonObject };
+  const { changes: _changes, ...figures } = headline ?? {};
+  const provenance = { ...copy.provenance, vulnerability_data: vulnData, bundle: work.bundle, source: work.source, document_bytes: writer.size };
+  const finished = await withProjectWork<boolean>(env, message.projectId, (stub) => stub.finishReport({
+    surveyId: message.surveyId, attempt: work.attempt, reportId: report.id, type: report.type, subject: work.subject, source: work.source,
+    previousId: report.previousId, blobKey: writer.key, summary, figures, changeSections: REPORT_BUILDERS[report.type].changeSections, provenance,
+    findingsDigest: work.findingsDigest, copiedFrom: copy.id,
+  }));
+  if (!finished) throw new AnalysisAbandoned();
+  return true;
+}
+
+/** The chunks as one array of `length` bytes. */
+function concat(chunks: Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
 async function buildReport(env: Env, message: AnalysisMessage, work: Work, report: Report, vulnData: JsonObject): Promise<void> {
+  if (report.copyFrom && await copyReport(env, message, work, report, report.copyFrom, vulnData)) return;
   const builder = REPORT_BUILDERS[report.type];
   const tally = builder.tally();
   const totals = await stageEntries(env, message, work, report, builder, tally);
@@ -213,7 +301,7 @@ async function buildReport(env: Env, message: AnalysisMessage, work: Work, repor
   const finished = await withProjectWork<boolean>(env, message.projectId, (stub) => stub.finishReport({
     surveyId: message.surveyId, attempt: work.attempt, reportId: report.id, type: report.type, subject: work.subject, source: work.source,
     previousId: report.previousId, blobKey: writer.key, summary: { sections: sectionList(builder, totals), objects }, figures,
-    changeSections: builder.changeSections, provenance,
+    changeSections: builder.changeSections, provenance, findingsDigest: work.findingsDigest,
   }));
   if (!finished) throw new AnalysisAbandoned();
 }

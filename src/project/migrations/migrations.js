@@ -12,6 +12,7 @@ import m0009 from './0009_report_search_terms.sql';
 import m0010 from './0010_fix_parts.sql';
 import m0011 from './0011_bundles_sha256.sql';
 import m0012 from './0012_content_layers.sql';
+import m0013 from './0013_report_findings_digest.sql';
 
   export default {
     journal,
@@ -28,7 +29,8 @@ m0008,
 m0009,
 m0010,
 m0011,
-m0012
+m0012,
+m0013
     }
   }
   

@@ -1,0 +1,1 @@
+ALTER TABLE `reports` ADD `findings_digest` text;
