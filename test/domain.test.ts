@@ -18,3 +18,4 @@ import './domain/render-xlsx';
 import './domain/render-pdf';
 import './domain/render-html-csv';
 import './domain/mcp-pages';
+import './domain/triage-decisions';

@@ -54,6 +54,7 @@ export const ACTIVITY_ACTIONS = [
   'portfolio.member.added',
   'portfolio.member.removed',
   'subject.rated',
+  'finding.decided',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

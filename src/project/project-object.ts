@@ -18,6 +18,7 @@ import migrations from './migrations/migrations';
 import * as schema from './schema';
 import { settings } from './schema';
 import * as surveys from './surveys';
+import * as decisions from './decisions';
 import { ABANDONED_AFTER_MS, sweepAbandoned } from './sweep';
 import { abortStartedUploads, CallBudget, deleteUnder, ERASE_SLICE_KEYS, eraseExpiredSurveys, forgetRaters, projectPrefix, R2_DELETE_BATCH } from './erasure';
 import * as uploads from './uploads';
@@ -619,6 +620,32 @@ export class ProjectObject extends DurableObject<Env> {
 
   async ratingHistory(subject: string): Promise<unknown> {
     return this.rpc((state) => portfolios.ratingHistory(state, subject));
+  }
+
+  // ---- decisions about findings (triage, src/project/decisions.ts) ----
+
+  async listDecisions(filters: decisions.DecisionFilters): Promise<unknown> {
+    return this.rpc((state) => decisions.listDecisions(state, filters));
+  }
+
+  async getDecision(id: string): Promise<unknown> {
+    return this.rpc((state) => decisions.getDecision(state, id));
+  }
+
+  async decisionHistory(id: string): Promise<unknown> {
+    return this.rpc((state) => decisions.decisionHistory(state, id));
+  }
+
+  async createDecision(input: Parameters<typeof decisions.createDecision>[1]): Promise<unknown> {
+    return this.rpc((state) => decisions.createDecision(state, input));
+  }
+
+  async updateDecision(input: Parameters<typeof decisions.updateDecision>[1]): Promise<unknown> {
+    return this.rpc((state) => decisions.updateDecision(state, input));
+  }
+
+  async withdrawDecision(input: Parameters<typeof decisions.withdrawDecision>[1]): Promise<unknown> {
+    return this.rpc((state) => decisions.withdrawDecision(state, input));
   }
 
   // ---- rematch (vulnerability data changed) ----

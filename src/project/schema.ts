@@ -422,3 +422,35 @@ export const portfolioSnapshots = sqliteTable('portfolio_snapshots', {
   previous: text('previous', { mode: 'json' }).$type<JsonObject>(),
   createdAt: text('created_at').notNull(),
 }, (t) => [index('portfolio_snapshots_portfolio').on(t.portfolioId, t.asOf)]);
+
+/**
+ * Decisions about findings (triage, src/triage/decision.ts): every change is a new version, so the
+ * history is read, never overwritten. A decision's current version is its highest; a deleted one's is
+ * `withdrawn`. The scope columns are what matching reads: an advisory (or an alias) in a package (its
+ * fix row's key) at a version or in a VERS range, or an algorithm or asset; optionally one subject.
+ */
+export const decisions = sqliteTable('decisions', {
+  id: text('id').notNull(),
+  version: integer('version').notNull(),
+  findingType: text('finding_type').notNull().$type<'vulnerability' | 'crypto'>(),
+  advisoryId: text('advisory_id'),
+  package: text('package'),
+  packageVersion: text('package_version'),
+  versionRange: text('version_range'),
+  algorithm: text('algorithm'),
+  asset: text('asset'),
+  subject: text('subject'),
+  state: text('state').notNull(),
+  justification: text('justification'),
+  response: text('response', { mode: 'json' }).notNull().$type<string[]>(),
+  detail: text('detail'),
+  expires: text('expires'),
+  /** Where a decision came from when not decided here: a VEX document's author, timestamp and id. */
+  source: text('source', { mode: 'json' }).$type<JsonObject>(),
+  decidedBy: text('decided_by', { mode: 'json' }).notNull().$type<JsonObject>(),
+  decidedAt: text('decided_at').notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.id, t.version] }),
+  index('decisions_advisory').on(t.advisoryId),
+  index('decisions_algorithm').on(t.algorithm),
+]);

@@ -6,6 +6,7 @@ import { credentialsRouter } from './credentials';
 import { dataHealthRouter } from './data-health';
 import { portfoliosRouter } from './portfolios';
 import { subjectsRouter } from './subjects';
+import { decisionsRouter } from './decisions';
 import { jobsRouter } from './jobs';
 import { surveysRouter } from './surveys';
 import { reportsRouter } from './reports';
@@ -39,4 +40,5 @@ export const routers = [
   dataHealthRouter,
   portfoliosRouter,
   subjectsRouter,
+  decisionsRouter,
 ];

@@ -1,0 +1,137 @@
+// The project's decision record (triage, src/triage/decision.ts): each change a new version in
+// `decisions`, the current one the highest. Creating and changing are idempotent per Idempotency-Key
+// (a repeat answers what the first did and writes nothing).
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { ApiError, invalidParameter } from '../lib/errors';
+import { newOrderedId, nowIso } from '../lib/ids';
+import type { JsonObject } from '../lib/json';
+import { normalAssessment, normalScope, suppresses, WITHDRAWN, type Assessment, type FindingScope, type NormalScope, type StoredState } from '../triage/decision';
+import { decisions } from './schema';
+import type { ProjectState } from './state';
+
+type DecisionRow = typeof decisions.$inferSelect;
+
+/** Who decided: the person (id, email) and the credential kind they used. */
+export type Decider = JsonObject;
+
+/** A decision as the API answers it (one version). */
+export function decisionAnswer(row: DecisionRow, now = new Date()): JsonObject {
+  const finding: JsonObject = row.findingType === 'vulnerability'
+    ? { type: 'vulnerability', advisory_id: row.advisoryId, package: row.package, version: row.packageVersion, version_range: row.versionRange, subject: row.subject }
+    : { type: 'crypto', algorithm: row.algorithm, asset: row.asset, subject: row.subject };
+  return {
+    id: row.id, version: row.version, finding, state: row.state, justification: row.justification, response: row.response, detail: row.detail,
+    expires: row.expires, suppressed: suppresses({ state: row.state as StoredState, expires: row.expires }, now), source: row.source ?? null,
+    decided_by: row.decidedBy, decided_at: row.decidedAt,
+  };
+}
+
+const scopeColumns = (scope: NormalScope) => ({
+  findingType: scope.type, advisoryId: scope.advisory_id, package: scope.package, packageVersion: scope.version, versionRange: scope.version_range,
+  algorithm: scope.algorithm, asset: scope.asset, subject: scope.subject,
+});
+
+const scopeOf = (row: DecisionRow): NormalScope => ({
+  type: row.findingType, advisory_id: row.advisoryId, package: row.package, version: row.packageVersion, version_range: row.versionRange,
+  algorithm: row.algorithm, asset: row.asset, subject: row.subject,
+});
+
+/** The current (highest) version of a decision; 404 when there is none. */
+function currentRow(state: ProjectState, id: string): DecisionRow {
+  const row = state.db.select().from(decisions).where(eq(decisions.id, id)).orderBy(desc(decisions.version)).limit(1).get();
+  if (!row) throw new ApiError('not_found', `No decision ${id} in this project.`);
+  return row;
+}
+
+/** A change's answer and whether it was a repeat of an Idempotency-Key (so its activity entry is written once). */
+export type DecisionChange = { answer: JsonObject; replayed: boolean };
+
+const once = (state: ProjectState, operation: string, key: string | undefined, request: unknown, work: () => JsonObject): Promise<DecisionChange> =>
+  key ? state.idempotency.runOnce(operation, key, request, work) : Promise.resolve({ answer: work(), replayed: false });
+
+export function createDecision(state: ProjectState, input: { finding: FindingScope; assessment: Assessment; decidedBy: Decider; idempotencyKey?: string }): Promise<DecisionChange> {
+  const { idempotencyKey, decidedBy: _by, ...request } = input;
+  return once(state, 'decision.create', idempotencyKey, request, () => {
+    const now = new Date();
+    const scope = normalScope(input.finding);
+    const row: DecisionRow = {
+      id: newOrderedId(), version: 1, ...scopeColumns(scope), ...assessmentColumns(normalAssessment(scope, input.assessment, now)),
+      source: null, decidedBy: input.decidedBy, decidedAt: nowIso(),
+    };
+    state.db.insert(decisions).values(row).run();
+    return decisionAnswer(row, now);
+  });
+}
+
+const assessmentColumns = (a: Required<Assessment>) => ({ state: a.state, justification: a.justification, response: a.response ?? [], detail: a.detail, expires: a.expires });
+
+/** A new version with another assessment; the scope stays (a decision about something else is another decision). 409 for a withdrawn one. */
+export function updateDecision(state: ProjectState, input: { id: string; assessment: Assessment; decidedBy: Decider; idempotencyKey?: string }): Promise<DecisionChange> {
+  const { idempotencyKey, decidedBy: _by, ...request } = input;
+  return once(state, 'decision.update', idempotencyKey, request, () => {
+    const now = new Date();
+    const current = currentRow(state, input.id);
+    if (current.state === WITHDRAWN) throw new ApiError('conflict', `Decision ${input.id} was withdrawn; make a new decision instead.`);
+    const row: DecisionRow = { ...current, version: current.version + 1, ...assessmentColumns(normalAssessment(scopeOf(current), input.assessment, now)), source: null, decidedBy: input.decidedBy, decidedAt: nowIso() };
+    state.db.insert(decisions).values(row).run();
+    return decisionAnswer(row, now);
+  });
+}
+
+/** Deleting is a new version in state `withdrawn`; withdrawing a withdrawn decision changes nothing (`replayed`). */
+export function withdrawDecision(state: ProjectState, input: { id: string; decidedBy: Decider }): DecisionChange {
+  const current = currentRow(state, input.id);
+  if (current.state === WITHDRAWN) return { answer: decisionAnswer(current), replayed: true };
+  const row: DecisionRow = {
+    ...current, version: current.version + 1, state: WITHDRAWN, justification: null, response: [], detail: null, expires: null,
+    source: null, decidedBy: input.decidedBy, decidedAt: nowIso(),
+  };
+  state.db.insert(decisions).values(row).run();
+  return { answer: decisionAnswer(row), replayed: false };
+}
+
+export const getDecision = (state: ProjectState, id: string): JsonObject => decisionAnswer(currentRow(state, id));
+
+/** Every version, newest first. */
+export function decisionHistory(state: ProjectState, id: string): JsonObject {
+  const rows = state.db.select().from(decisions).where(eq(decisions.id, id)).orderBy(desc(decisions.version)).all();
+  if (!rows.length) throw new ApiError('not_found', `No decision ${id} in this project.`);
+  const now = new Date();
+  return { id, versions: rows.map((r) => decisionAnswer(r, now)) };
+}
+
+export interface DecisionFilters {
+  state?: StoredState;
+  type?: 'vulnerability' | 'crypto';
+  advisory_id?: string;
+  package?: string;
+  algorithm?: string;
+  subject?: string;
+  limit: number;
+  after?: string;
+}
+
+/** Current decisions, newest first (withdrawn ones only when asked for by `state`), a page after `after`. */
+export function listDecisions(state: ProjectState, filters: DecisionFilters): JsonObject {
+  const isCurrent = sql`${decisions.version} = (SELECT max(e.version) FROM decisions e WHERE e.id = ${decisions.id})`;
+  const where: SQL[] = [isCurrent, filters.state ? eq(decisions.state, filters.state) : sql`${decisions.state} <> ${WITHDRAWN}`];
+  if (filters.type) where.push(eq(decisions.findingType, filters.type));
+  if (filters.advisory_id) where.push(eq(decisions.advisoryId, filters.advisory_id));
+  if (filters.package) where.push(eq(decisions.package, filters.package));
+  if (filters.algorithm) where.push(eq(decisions.algorithm, filters.algorithm));
+  if (filters.subject) where.push(eq(decisions.subject, filters.subject));
+  const total = state.db.select({ n: sql<number>`count(*)` }).from(decisions).where(and(...where)).get()!.n;
+  if (filters.after) {
+    if (!state.db.select({ id: decisions.id }).from(decisions).where(eq(decisions.id, filters.after)).limit(1).get()) {
+      throw invalidParameter('after', 'The cursor names no decision of this project.');
+    }
+    where.push(sql`${decisions.id} < ${filters.after}`);
+  }
+  const rows = state.db.select().from(decisions).where(and(...where)).orderBy(desc(decisions.id)).limit(filters.limit + 1).all();
+  const page = rows.slice(0, filters.limit);
+  const now = new Date();
+  return {
+    decisions: page.map((r) => decisionAnswer(r, now)),
+    pagination: { firstId: page[0]?.id ?? null, lastId: page.at(-1)?.id ?? null, hasMore: rows.length > filters.limit, total },
+  };
+}

@@ -1,0 +1,142 @@
+// Decisions about findings through the API (issue 23: P/v1/decision): versions never overwritten, the
+// rules of a decision answered as 400s, Idempotency-Key, the activity log, permissions, and isolation
+// between projects and organizations.
+import { describe, expect, it } from 'vitest';
+import { api, expectError, json } from './helpers';
+import { dataTenant, provisioned } from './data-plane';
+import { activityRows, addPerson, addProject, apiToken } from './people';
+import { P } from './pipeline';
+
+type T = Awaited<ReturnType<typeof dataTenant>>;
+const path = (t: { projectId: string }, rest = '') => `${P(t.projectId)}/v1/decision${rest}`;
+const log4j = { type: 'vulnerability', advisory_id: 'CVE-2021-44228', package: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1' };
+const notAffected = { finding: log4j, state: 'not_affected', justification: 'code_not_reachable', detail: 'JndiLookup is removed from our build.' };
+
+async function decide(t: T, body: unknown, headers: Record<string, string> = {}) {
+  const res = await api(path(t), { token: t.token, body, headers });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return json(res);
+}
+
+describe('decisions', () => {
+  it('record a decision as version 1, its scope normalised, its decider named, its change in the activity log', async () => {
+    const t = await dataTenant('decide');
+    const decision = await decide(t, notAffected);
+    expect(decision).toMatchObject({
+      version: 1, state: 'not_affected', justification: 'code_not_reachable', response: [], detail: 'JndiLookup is removed from our build.', expires: null, suppressed: true, source: null,
+      finding: { type: 'vulnerability', advisory_id: 'CVE-2021-44228', package: 'pkg:maven/org.apache.logging.log4j/log4j-core', version: '2.14.1', version_range: null, subject: null },
+      decided_by: { id: t.user.id, email: t.user.email, kind: "session" },
+    });
+    expect(await json(await api(path(t, `/${decision.id}`), { token: t.token }))).toEqual(decision);
+    const [entry] = await activityRows(t.orgId, 'finding.decided');
+    expect(entry).toMatchObject({ project_id: t.projectId, data: { decisionId: decision.id, version: 1, state: 'not_affected', finding: decision.finding } });
+  });
+
+  it('keep every change as a new version: update, withdraw, history newest first; a withdrawn one is listed only when asked for', async () => {
+    const t = await dataTenant('versions');
+    const first = await decide(t, { finding: { type: 'crypto', algorithm: 'RSA', subject: 'shop' }, state: 'in_triage' });
+    const put = await api(path(t, `/${first.id}`), { token: t.token, method: 'PUT', body: { state: 'exploitable', response: ['will_not_fix'], detail: 'HSM firmware ships in June', expires: '2099-06-30' } });
+    expect(put.status).toBe(200);
+    const second = await json(put);
+    expect(second).toMatchObject({ id: first.id, version: 2, state: 'exploitable', expires: '2099-06-30', suppressed: true, finding: first.finding });
+    expect((await api(path(t, `/${first.id}`), { token: t.token, method: 'DELETE' })).status).toBe(204);
+    // A second withdrawal changes nothing: no version, no activity entry.
+    expect((await api(path(t, `/${first.id}`), { token: t.token, method: 'DELETE' })).status).toBe(204);
+    const history = await json(await api(path(t, `/${first.id}/history`), { token: t.token }));
+    expect(history.versions.map((v: any) => [v.version, v.state, v.suppressed])).toEqual([[3, 'withdrawn', false], [2, 'exploitable', true], [1, 'in_triage', false]]);
+    expect(history.versions[1]).toEqual(second);
+    expect((await json(await api(path(t, `/${first.id}`), { token: t.token }))).state).toBe('withdrawn');
+    expect((await json(await api(path(t), { token: t.token }))).decisions).toEqual([]);
+    expect((await json(await api(path(t, '?state=withdrawn'), { token: t.token }))).decisions.map((d: any) => d.id)).toEqual([first.id]);
+    await expectError(await api(path(t, `/${first.id}`), { token: t.token, method: 'PUT', body: { state: 'resolved' } }), 409, 'conflict');
+    expect((await activityRows(t.orgId, 'finding.decided')).map((r) => [r.data.version, r.data.state])).toEqual([[1, 'in_triage'], [2, 'exploitable'], [3, 'withdrawn']]);
+  });
+
+  it('answer 400 naming the rule a decision breaks, and 404 for a decision that does not exist', async () => {
+    const t = await dataTenant('rules');
+    const bad = async (body: unknown, words: RegExp) => {
+      const res = await api(path(t), { token: t.token, body });
+      const error = await expectError(res, 400, 'invalid_request');
+      expect(JSON.stringify(error)).toMatch(words);
+    };
+    await bad({ finding: log4j, state: 'not_affected' }, /justification/);
+    await bad({ finding: log4j, state: 'exploitable', expires: '2099-01-01' }, /does not expire/);
+    await bad({ finding: { type: 'crypto', algorithm: 'RSA' }, state: 'exploitable', expires: '2020-01-01' }, /future/);
+    await bad({ finding: { type: 'crypto' }, state: 'in_triage' }, /algorithm/);
+    await bad({ finding: { ...log4j, package: 'pkg:npm/a', version_range: 'between 1 and 2' }, state: 'in_triage' }, /vers:/);
+    await bad({ finding: log4j, state: 'ignored' }, /state/);
+    await bad({ finding: log4j, state: 'in_triage', priority: 1 }, /priority/);
+    await bad({ finding: { type: 'license' }, state: 'in_triage' }, /type/);
+    const missing = crypto.randomUUID();
+    await expectError(await api(path(t, `/${missing}`), { token: t.token }), 404, 'not_found');
+    await expectError(await api(path(t, `/${missing}/history`), { token: t.token }), 404, 'not_found');
+    await expectError(await api(path(t, `/${missing}`), { token: t.token, method: 'PUT', body: { state: 'resolved' } }), 404, 'not_found');
+    await expectError(await api(path(t, `/${missing}`), { token: t.token, method: 'DELETE' }), 404, 'not_found');
+    await expectError(await api(path(t, `?after=${missing}`), { token: t.token }), 400, 'invalid_parameter');
+    expect(await activityRows(t.orgId, 'finding.decided')).toEqual([]);
+  });
+
+  it('answer a repeat with the same Idempotency-Key with the same decision, once in the log; another body with it is 409', async () => {
+    const t = await dataTenant('repeat');
+    const key = { 'idempotency-key': `decide-${crypto.randomUUID()}` };
+    const first = await decide(t, notAffected, key);
+    expect(await decide(t, notAffected, key)).toEqual(first);
+    await expectError(await api(path(t), { token: t.token, body: { ...notAffected, detail: 'other' }, headers: key }), 409, 'conflict');
+    const again = { 'idempotency-key': `update-${crypto.randomUUID()}` };
+    const update = () => api(path(t, `/${first.id}`), { token: t.token, method: 'PUT', body: { state: 'false_positive' }, headers: again });
+    const [a, b] = [await json(await update()), await json(await update())];
+    expect(a).toEqual(b);
+    expect(a.version).toBe(2);
+    expect((await activityRows(t.orgId, 'finding.decided')).length).toBe(2);
+  });
+
+  it('list current decisions newest first, filtered, a page at a time', async () => {
+    const t = await dataTenant('list');
+    const a = await decide(t, notAffected);
+    const b = await decide(t, { finding: { type: 'vulnerability', advisory_id: 'GHSA-jfh8-c2jp-5v3q', package: 'pkg:npm/lodash', version_range: 'vers:npm/<4.17.21' }, state: 'in_triage' });
+    const c = await decide(t, { finding: { type: 'crypto', asset: 'crypto/key/rsa-2048@1.2.840.113549.1.1.1' }, state: 'false_positive' });
+    const list = async (query: string) => json(await api(path(t, query), { token: t.token }));
+    const all = await list('');
+    expect(all.decisions.map((d: any) => d.id)).toEqual([c.id, b.id, a.id]);
+    expect(all.pagination).toEqual({ firstId: c.id, lastId: a.id, hasMore: false, total: 3 });
+    const page = await list('?limit=2');
+    expect(page.pagination).toEqual({ firstId: c.id, lastId: b.id, hasMore: true, total: 3 });
+    expect((await list(`?limit=2&after=${b.id}`)).decisions.map((d: any) => d.id)).toEqual([a.id]);
+    expect((await list('?type=crypto')).decisions.map((d: any) => d.id)).toEqual([c.id]);
+    expect((await list('?state=in_triage')).decisions.map((d: any) => d.id)).toEqual([b.id]);
+    expect((await list('?advisory_id=CVE-2021-44228')).decisions.map((d: any) => d.id)).toEqual([a.id]);
+    expect((await list(`?package=${encodeURIComponent('pkg:npm/lodash')}`)).decisions.map((d: any) => d.id)).toEqual([b.id]);
+    await expectError(await api(path(t, '?state=ignored'), { token: t.token }), 400, 'invalid_parameter');
+  });
+
+  it('let project:view read and project:edit decide; never reach another project or organization', async () => {
+    const t = await dataTenant('owner');
+    const decision = await decide(t, notAffected);
+    const viewer = await addPerson(t, 'Viewer', 'viewer');
+    expect((await api(path(t, `/${decision.id}`), { token: viewer.token })).status).toBe(200);
+    expect((await api(path(t), { token: viewer.token })).status).toBe(200);
+    await expectError(await api(path(t), { token: viewer.token, body: notAffected }), 403, 'permission_denied');
+    await expectError(await api(path(t, `/${decision.id}`), { token: viewer.token, method: 'DELETE' }), 403, 'permission_denied');
+    const reader = await apiToken(t, ['project:view']);
+    expect((await api(path(t, `/${decision.id}/history`), { token: reader })).status).toBe(200);
+    await expectError(await api(path(t, `/${decision.id}`), { token: reader, method: 'PUT', body: { state: 'resolved' } }), 403, 'permission_denied');
+    const editor = await apiToken(t, ['project:view', 'project:edit']);
+    const byToken = await decide({ ...t, token: editor }, { finding: { type: 'crypto', algorithm: 'MD5' }, state: 'resolved' });
+    expect(byToken.decided_by).toMatchObject({ id: t.user.id, kind: 'api_token' });
+
+    // Another organization: its own project holds no such decision, and ours is out of its reach (403, as for every project route).
+    const other = await dataTenant('other');
+    await expectError(await api(path(other, `/${decision.id}`), { token: other.token }), 404, 'not_found');
+    await expectError(await api(path(t, `/${decision.id}`), { token: other.token }), 403, 'forbidden');
+    await expectError(await api(path(t), { token: other.token, body: notAffected }), 403, 'forbidden');
+    // Another project of the same organization holds none of this project's decisions.
+    const sibling = { projectId: await addProject(t) };
+    await provisioned(sibling.projectId);
+    const admin = await addPerson(t, 'Admin', 'admin');
+    const there = (await json(await api(`${P(sibling.projectId)}/session`, { method: 'POST', token: admin.token }))).jwt;
+    await expectError(await api(path(sibling, `/${decision.id}`), { token: there }), 404, 'not_found');
+    expect((await json(await api(path(sibling), { token: there }))).decisions).toEqual([]);
+    expect((await json(await api(path(other), { token: other.token }))).decisions).toEqual([]);
+    expect(await activityRows(other.orgId, 'finding.decided')).toEqual([]);
+  });
+});
