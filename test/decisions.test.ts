@@ -1,16 +1,28 @@
 // Decisions about findings through the API (issue 23: P/v1/decision): versions never overwritten, the
 // rules of a decision answered as 400s, Idempotency-Key, the activity log, permissions, and isolation
 // between projects and organizations.
-import { describe, expect, it } from 'vitest';
+import { runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OsvRecord } from '../src/analysis/vulns/osv-types';
+import { importRecords } from '../src/vulndb/import';
+import { projectStub } from '../src/project/client';
+import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.json?raw';
 import { api, expectError, json } from './helpers';
 import { dataTenant, provisioned } from './data-plane';
 import { activityRows, addPerson, addProject, apiToken } from './people';
-import { P } from './pipeline';
+import { analysed, letRendersFinish, letScoringFinish, P, sbom, settleScoring } from './pipeline';
+
+const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 const path = (t: { projectId: string }, rest = '') => `${P(t.projectId)}/v1/decision${rest}`;
 const log4j = { type: 'vulnerability', advisory_id: 'CVE-2021-44228', package: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1' };
 const notAffected = { finding: log4j, state: 'not_affected', justification: 'code_not_reachable', detail: 'JndiLookup is removed from our build.' };
+
+async function runSql(projectId: string, query: string, ...params: unknown[]) {
+  await runInDurableObject(projectStub(env, projectId), (_i, state) => state.storage.sql.exec(query, ...params).toArray());
+}
 
 async function decide(t: T, body: unknown, headers: Record<string, string> = {}) {
   const res = await api(path(t), { token: t.token, body, headers });
@@ -138,5 +150,82 @@ describe('decisions', () => {
     expect((await json(await api(path(sibling), { token: there }))).decisions).toEqual([]);
     expect((await json(await api(path(other), { token: other.token }))).decisions).toEqual([]);
     expect(await activityRows(other.orgId, 'finding.decided')).toEqual([]);
+  });
+});
+
+describe('what a decision changes', () => {
+  let t: T;
+  let implicit: string;
+  const rank = async () => (await json(await api(`${P(t.projectId)}/v1/portfolio/${implicit}/rank`, { token: t.token }))).rows as any[];
+  const score = async () => (await json(await api(`${P(t.projectId)}/v1/portfolio/${implicit}/state`, { token: t.token }))).score;
+  const row = (rows: any[], key: string) => rows.find((r) => r.item_key === key);
+  const decideAndScore = async (body: unknown) => {
+    const decision = await decide(t, body);
+    await settleScoring(t);
+    return decision;
+  };
+
+  beforeAll(async () => {
+    await importRecords(env.DB, Object.values(advisories), 'test');
+    t = await dataTenant('suppress');
+    await analysed(t, sbom('shop', [['lodash', '4.17.15'], ['ws', '7.4.0']]));
+    await analysed(t, mastercard, { target: 'cards' });
+    await settleScoring(t);
+    implicit = (await json(await api(`${P(t.projectId)}/v1/portfolio`, { token: t.token }))).portfolios[0].portfolio_id;
+  });
+  afterAll(async () => {
+    await letScoringFinish([t]);
+    await letRendersFinish([t]);
+  });
+
+  it('takes a finding decided not affected out of the ranked fixes and the scores at once, and puts it back when withdrawn', async () => {
+    const before = await rank();
+    const lodash = row(before, 'pkg:npm/lodash');
+    expect(lodash.findings.map((f: any) => f.finding_key).sort()).toEqual(['GHSA-29mw-wpgm-hmr9', 'GHSA-35jh-r3h4-6jhm', 'GHSA-p6mc-m468-83gw']);
+    const vulnBefore = (await score()).axes.vuln.score;
+    // Named by an alias (the advisory's CVE), for the package at the installed version.
+    const record = Object.values(advisories).find((a) => a.id === 'GHSA-p6mc-m468-83gw')!;
+    const cve = record.aliases!.find((a) => a.startsWith('CVE-'))!;
+    const decision = await decideAndScore({ finding: { type: 'vulnerability', advisory_id: cve, package: 'pkg:npm/lodash@4.17.15' }, state: 'not_affected', justification: 'code_not_reachable' });
+    const after = row(await rank(), 'pkg:npm/lodash');
+    expect(after.findings.map((f: any) => f.finding_key).sort()).toEqual(['GHSA-29mw-wpgm-hmr9', 'GHSA-35jh-r3h4-6jhm']);
+    expect(after.gain.overall).toBeLessThan(lodash.gain.overall);
+    expect((await score()).axes.vuln.score).toBeGreaterThan(vulnBefore);
+    // A simulation cannot fix what no longer counts.
+    const simulate = await api(`${P(t.projectId)}/v1/portfolio/${implicit}/simulate`, { token: t.token, body: { fixes: [{ item_key: 'pkg:npm/lodash', finding_key: 'GHSA-p6mc-m468-83gw' }] } });
+    await expectError(simulate, 400, 'invalid_request');
+
+    expect((await api(path(t, `/${decision.id}`), { token: t.token, method: 'DELETE' })).status).toBe(204);
+    await settleScoring(t);
+    expect(row(await rank(), 'pkg:npm/lodash')).toEqual(lodash);
+    expect((await score()).axes.vuln.score).toBe(vulnBefore);
+  });
+
+  it('leaves in_triage and exploitable findings counted, and only the version or range decided', async () => {
+    const before = row(await rank(), 'pkg:npm/lodash');
+    await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-29mw-wpgm-hmr9' }, state: 'in_triage' });
+    await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-35jh-r3h4-6jhm', package: 'pkg:npm/lodash', version: '4.17.14' }, state: 'false_positive' });
+    await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-p6mc-m468-83gw', package: 'pkg:npm/lodash', version_range: 'vers:npm/>=4.17.16|<5' }, state: 'resolved' });
+    await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-p6mc-m468-83gw', package: 'pkg:npm/lodash', subject: 'cards' }, state: 'resolved' });
+    expect(row(await rank(), 'pkg:npm/lodash')).toEqual(before);
+    // A range that holds the installed version does suppress it.
+    await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-p6mc-m468-83gw', package: 'pkg:npm/lodash', version_range: 'vers:npm/>=4.17.0|<4.17.16' }, state: 'resolved' });
+    expect(row(await rank(), 'pkg:npm/lodash').findings.map((f: any) => f.finding_key).sort()).toEqual(['GHSA-29mw-wpgm-hmr9', 'GHSA-35jh-r3h4-6jhm']);
+  });
+
+  it('takes an accepted algorithm out until its acceptance expires, in the one subject named', async () => {
+    const rsa = (await rank()).find((r) => r.item_key.startsWith('algorithm:RSA'));
+    expect(rsa.reach.subjects).toEqual(['cards']);
+    const pqcBefore = (await score()).axes.pqc.score;
+    await decideAndScore({ finding: { type: 'crypto', algorithm: 'RSA', subject: 'shop' }, state: 'exploitable', response: ['will_not_fix'], expires: '2099-06-30' });
+    expect((await rank()).find((r) => r.item_key === rsa.item_key)).toEqual(rsa);
+    const accepted = await decideAndScore({ finding: { type: 'crypto', algorithm: rsa.item_key.slice('algorithm:'.length).toLowerCase(), subject: 'cards' }, state: 'exploitable', response: ['will_not_fix'], expires: '2099-06-30', detail: 'HSM firmware ships in June' });
+    expect((await rank()).find((r) => r.item_key === rsa.item_key)).toBeUndefined();
+    expect((await score()).axes.pqc.score).toBeGreaterThan(pqcBefore);
+    // Expired (as a stored acceptance is after its date): it counts again on the next scoring.
+    await runSql(t.projectId, "UPDATE decisions SET expires = '2020-01-01' WHERE id = ?", accepted.id);
+    await api(path(t, `/${accepted.id}`), { token: t.token }).then(async (res) => expect((await json(res)).suppressed).toBe(false));
+    await decideAndScore({ finding: { type: 'crypto', asset: 'not-an-asset-of-cards' }, state: 'false_positive' });
+    expect((await rank()).find((r) => r.item_key === rsa.item_key)).toEqual(rsa);
   });
 });

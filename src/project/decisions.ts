@@ -6,6 +6,8 @@ import { ApiError, invalidParameter } from '../lib/errors';
 import { newOrderedId, nowIso } from '../lib/ids';
 import type { JsonObject } from '../lib/json';
 import { normalAssessment, normalScope, suppresses, WITHDRAWN, type Assessment, type FindingScope, type NormalScope, type StoredState } from '../triage/decision';
+import { indexDecisions, type DecisionIndex, type ScopedDecision } from '../triage/match';
+import { findingsReweighed } from './portfolios';
 import { decisions } from './schema';
 import type { ProjectState } from './state';
 
@@ -46,20 +48,28 @@ function currentRow(state: ProjectState, id: string): DecisionRow {
 /** A change's answer and whether it was a repeat of an Idempotency-Key (so its activity entry is written once). */
 export type DecisionChange = { answer: JsonObject; replayed: boolean };
 
-const once = (state: ProjectState, operation: string, key: string | undefined, request: unknown, work: () => JsonObject): Promise<DecisionChange> =>
-  key ? state.idempotency.runOnce(operation, key, request, work) : Promise.resolve({ answer: work(), replayed: false });
+const once = async (state: ProjectState, operation: string, key: string | undefined, request: unknown, work: () => Promise<JsonObject>): Promise<DecisionChange> =>
+  key ? state.idempotency.runOnce(operation, key, request, work) : { answer: await work(), replayed: false };
+
+/**
+ * Writes a decision's new version and applies it at once: the subjects it may touch are scored again,
+ * and the portfolios holding them answer 503 `rescoring` until that is done.
+ */
+async function written(state: ProjectState, row: DecisionRow, now = new Date()): Promise<JsonObject> {
+  state.db.insert(decisions).values(row).run();
+  await findingsReweighed(state, row.subject, 'decision');
+  return decisionAnswer(row, now);
+}
 
 export function createDecision(state: ProjectState, input: { finding: FindingScope; assessment: Assessment; decidedBy: Decider; idempotencyKey?: string }): Promise<DecisionChange> {
   const { idempotencyKey, decidedBy: _by, ...request } = input;
   return once(state, 'decision.create', idempotencyKey, request, () => {
     const now = new Date();
     const scope = normalScope(input.finding);
-    const row: DecisionRow = {
+    return written(state, {
       id: newOrderedId(), version: 1, ...scopeColumns(scope), ...assessmentColumns(normalAssessment(scope, input.assessment, now)),
       source: null, decidedBy: input.decidedBy, decidedAt: nowIso(),
-    };
-    state.db.insert(decisions).values(row).run();
-    return decisionAnswer(row, now);
+    }, now);
   });
 }
 
@@ -68,27 +78,28 @@ const assessmentColumns = (a: Required<Assessment>) => ({ state: a.state, justif
 /** A new version with another assessment; the scope stays (a decision about something else is another decision). 409 for a withdrawn one. */
 export function updateDecision(state: ProjectState, input: { id: string; assessment: Assessment; decidedBy: Decider; idempotencyKey?: string }): Promise<DecisionChange> {
   const { idempotencyKey, decidedBy: _by, ...request } = input;
-  return once(state, 'decision.update', idempotencyKey, request, () => {
+  return once(state, 'decision.update', idempotencyKey, request, async () => {
     const now = new Date();
     const current = currentRow(state, input.id);
     if (current.state === WITHDRAWN) throw new ApiError('conflict', `Decision ${input.id} was withdrawn; make a new decision instead.`);
-    const row: DecisionRow = { ...current, version: current.version + 1, ...assessmentColumns(normalAssessment(scopeOf(current), input.assessment, now)), source: null, decidedBy: input.decidedBy, decidedAt: nowIso() };
-    state.db.insert(decisions).values(row).run();
-    return decisionAnswer(row, now);
+    const assessment = assessmentColumns(normalAssessment(scopeOf(current), input.assessment, now));
+    return written(state, { ...current, version: current.version + 1, ...assessment, source: null, decidedBy: input.decidedBy, decidedAt: nowIso() }, now);
   });
 }
 
 /** Deleting is a new version in state `withdrawn`; withdrawing a withdrawn decision changes nothing (`replayed`). */
-export function withdrawDecision(state: ProjectState, input: { id: string; decidedBy: Decider }): DecisionChange {
+export async function withdrawDecision(state: ProjectState, input: { id: string; decidedBy: Decider }): Promise<DecisionChange> {
   const current = currentRow(state, input.id);
   if (current.state === WITHDRAWN) return { answer: decisionAnswer(current), replayed: true };
-  const row: DecisionRow = {
+  const answer = await written(state, {
     ...current, version: current.version + 1, state: WITHDRAWN, justification: null, response: [], detail: null, expires: null,
     source: null, decidedBy: input.decidedBy, decidedAt: nowIso(),
-  };
-  state.db.insert(decisions).values(row).run();
-  return { answer: decisionAnswer(row), replayed: false };
+  });
+  return { answer, replayed: false };
 }
+
+/** A version that is its decision's current one. */
+const IS_CURRENT = sql`${decisions.version} = (SELECT max(e.version) FROM decisions e WHERE e.id = ${decisions.id})`;
 
 export const getDecision = (state: ProjectState, id: string): JsonObject => decisionAnswer(currentRow(state, id));
 
@@ -113,8 +124,7 @@ export interface DecisionFilters {
 
 /** Current decisions, newest first (withdrawn ones only when asked for by `state`), a page after `after`. */
 export function listDecisions(state: ProjectState, filters: DecisionFilters): JsonObject {
-  const isCurrent = sql`${decisions.version} = (SELECT max(e.version) FROM decisions e WHERE e.id = ${decisions.id})`;
-  const where: SQL[] = [isCurrent, filters.state ? eq(decisions.state, filters.state) : sql`${decisions.state} <> ${WITHDRAWN}`];
+  const where: SQL[] = [IS_CURRENT, filters.state ? eq(decisions.state, filters.state) : sql`${decisions.state} <> ${WITHDRAWN}`];
   if (filters.type) where.push(eq(decisions.findingType, filters.type));
   if (filters.advisory_id) where.push(eq(decisions.advisoryId, filters.advisory_id));
   if (filters.package) where.push(eq(decisions.package, filters.package));
@@ -134,4 +144,11 @@ export function listDecisions(state: ProjectState, filters: DecisionFilters): Js
     decisions: page.map((r) => decisionAnswer(r, now)),
     pagination: { firstId: page[0]?.id ?? null, lastId: page.at(-1)?.id ?? null, hasMore: rows.length > filters.limit, total },
   };
+}
+
+/** Every current decision that is not withdrawn, ready for matching findings (scoring reads it per refresh call). */
+export function decisionIndex(state: ProjectState): DecisionIndex {
+  const rows = state.db.select().from(decisions)
+    .where(and(IS_CURRENT, sql`${decisions.state} <> ${WITHDRAWN}`)).all();
+  return indexDecisions(rows.map((r): ScopedDecision => ({ ...scopeOf(r), id: r.id, state: r.state as StoredState, expires: r.expires, decided_at: r.decidedAt })));
 }

@@ -9,8 +9,8 @@ import { newId, newOrderedId, nowIso } from '../lib/ids';
 import { AXES, CRITICALITY_WEIGHT, type Axis, type Criticality } from '../scoring/model';
 import { packageItemKey } from '../scoring/findings';
 import type { ProjectState } from './state';
-import { criticalityRatings, portfolioMembers, portfolioResults, portfolios, scoreHistory, scoringWork, subjectContents, subjects } from './schema';
-import { dropBuild, requestScoring } from './scoring-store';
+import { criticalityRatings, portfolioMembers, portfolioResults, portfolios, scoreHistory, scoringWork, subjectContents, subjects, subjectScores } from './schema';
+import { dropBuild, requestScoring, type ScoringCause } from './scoring-store';
 import { queueBackfill } from './backfill';
 import { currentComponentsByPurl } from './content-layers';
 
@@ -173,6 +173,21 @@ export async function createPortfolio(state: ProjectState, input: { name: unknow
   queueBackfill(state, row);
   await requestScoring(state, [row.id], 'membership');
   return getPortfolio(state, row.id);
+}
+
+/**
+ * What counts of a subject's findings changed (every subject's, with null: a decision about a finding):
+ * their findings are computed again at the next scoring of every portfolio holding them, which answers
+ * 503 `rescoring` until done.
+ */
+export async function findingsReweighed(state: ProjectState, subject: string | null, cause: ScoringCause): Promise<void> {
+  ensureImplicit(state);
+  const held = subject ? portfoliosHolding(state, subject) : state.db.select().from(portfolios).where(isNull(portfolios.deletedAt)).all();
+  state.db.transaction(() => {
+    state.db.update(subjectScores).set({ stale: true }).where(subject ? eq(subjectScores.subject, subject) : undefined).run();
+    for (const row of held) markRescoring(state, row);
+  });
+  await requestScoring(state, held.map((p) => p.id), cause);
 }
 
 /** Marks a portfolio for rescoring after a change of what it holds or how its subjects weigh (503 `rescoring` until done). */

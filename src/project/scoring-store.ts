@@ -15,8 +15,11 @@ import { memberSubjects, portfoliosHolding, requireScored, type PortfolioRow } f
 import { compressedAnswers, type StoredAnswer } from './answer-cache';
 import { POSTURE_FIXES, snapshotAsOf, snapshotScored } from './posture';
 import { portfolioResults, portfolios, scoredFindings as scoredTable, scoreHistory, scoringWork, subjects, subjectScores } from './schema';
+import { decisionOf, type DecisionIndex } from '../triage/match';
+import { suppressedBy } from '../triage/decision';
+import { decisionIndex } from './decisions';
 
-export type ScoringCause = 'survey' | 'membership' | 'rating' | 'vulnerability-data' | 'snapshot' | 'backfill';
+export type ScoringCause = 'survey' | 'membership' | 'rating' | 'vulnerability-data' | 'snapshot' | 'backfill' | 'decision';
 
 export interface ScoringMessage {
   projectId: string;
@@ -279,9 +282,12 @@ function listedOf(state: ProjectState, components: Current, keys: string[]): Map
  * Recomputes a subject's scored findings and penalties from its current contents, as of `asOf`.
  * Answers how many findings it has and how many content rows it read (the work it took).
  */
-export function refreshSubject(state: ProjectState, input: { subject: string; asOf: string; scanned?: LibraryScan }): { findings: number; rows: number } {
+export function refreshSubject(state: ProjectState, input: { subject: string; asOf: string; scanned?: LibraryScan; decisions?: DecisionIndex }): { findings: number; rows: number } {
   const { evidence, rows } = subjectEvidence(state, input.subject, input.scanned);
-  const findings = scoredFindings(evidence, input.asOf);
+  const decisions = input.decisions ?? decisionIndex(state);
+  // A finding decided away (not affected, a false positive, resolved, accepted until a date) leaves the scores and the ranked fixes.
+  const asOf = new Date(input.asOf);
+  const findings = scoredFindings(evidence, input.asOf).filter((f) => !suppressedBy(decisionOf(decisions, f), asOf));
   const sums: Record<Axis, number> = { pqc: 0, vuln: 0, agility: 0 };
   for (const f of findings) sums[f.axis] += f.penalty;
   state.db.transaction(() => {
@@ -324,10 +330,11 @@ export function refreshSubjects(state: ProjectState, input: { subjects: string[]
   { refreshed: number; scanFirst?: string } {
   let rows = 0;
   let refreshed = 0;
+  const decisions = decisionIndex(state);
   for (const subject of input.subjects) {
     const scanned = input.scanned?.subject === subject ? input.scanned : undefined;
     if (mustScanFirst(state, subject, scanned, scanRows)) return { refreshed, scanFirst: subject };
-    rows += refreshSubject(state, { subject, asOf: input.asOf, scanned }).rows;
+    rows += refreshSubject(state, { subject, asOf: input.asOf, scanned, decisions }).rows;
     refreshed++;
     if (rows >= REFRESH_ROWS) break;
   }

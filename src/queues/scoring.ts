@@ -34,7 +34,7 @@ const PortfolioScoringSchema = z.object({
   projectId: z.uuid(),
   portfolioId: z.uuid(),
   generation: z.number().int().min(1),
-  cause: z.enum(['survey', 'membership', 'rating', 'vulnerability-data', 'snapshot', 'backfill']),
+  cause: z.enum(['survey', 'membership', 'rating', 'vulnerability-data', 'snapshot', 'backfill', 'decision']),
 });
 /** A project to match again after the vulnerability data changed (src/queues/rematch.ts), sent after the daily refresh. */
 const RematchMessageSchema = z.object({ kind: z.literal('rematch'), projectId: z.uuid(), snapshotAt: z.iso.datetime().optional() });

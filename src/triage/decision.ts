@@ -113,3 +113,6 @@ export function suppresses(decision: { state: StoredState; expires: string | nul
   if (decision.state === 'exploitable') return decision.expires !== null;
   return decision.state === 'not_affected' || decision.state === 'false_positive' || decision.state === 'resolved' || decision.state === 'resolved_with_pedigree';
 }
+
+/** Whether the decision a finding falls under (if any) suppresses it. */
+export const suppressedBy = (decision: { state: StoredState; expires: string | null } | null, now: Date): boolean => decision !== null && suppresses(decision, now);

@@ -105,7 +105,7 @@ export function registerPortfolioTools({ tool }: ToolRegistry): void {
 
   tool('getPortfolioHistory', {
     title: 'Score history',
-    description: 'One row per score movement, oldest first: axis, score, band, cause (survey, membership, rating, vulnerability-data, snapshot, backfill) and time.',
+    description: 'One row per score movement, oldest first: axis, score, band, cause (survey, membership, rating, vulnerability-data, snapshot, backfill, decision) and time.',
     input: PortfolioInput.extend({ axis: z.enum(['pqc', 'vuln', 'agility']).optional() }), scope: 'project:read', readOnly: true,
   }, async ({ projectId: project, portfolioId, axis }, context) => {
     await onProject(context, project, ['project:portfolio:view']);

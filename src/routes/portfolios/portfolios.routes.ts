@@ -61,7 +61,7 @@ export const deletePortfolio = defineRoute({
 export const portfolioHistory = defineRoute({
   operationId: 'getPortfolioHistory',
   method: 'get', path: `${P}/v1/portfolio/{portfolioId}/history`, tags, summary: 'Score history',
-  description: 'One row per score movement, oldest first: axis, score, band, cause (`survey`, `membership`, `rating`, `vulnerability-data`, `snapshot`, `backfill`) and time.',
+  description: 'One row per score movement, oldest first: axis, score, band, cause (`survey`, `membership`, `rating`, `vulnerability-data`, `snapshot`, `backfill`, and `decision` when a decision about a finding changed what counts) and time.',
   access: view, errors: [400, 404, 503],
   request: { params: PortfolioParams, query: HistoryQuery },
   responses: { 200: { description: 'The history.', ...json(History) } },

@@ -57,7 +57,7 @@ export const HistoryQuery = z.object({
 export const History = z.object({
   rows: z.array(z.object({
     axis: z.enum(['pqc', 'vuln', 'agility']), score: z.number(), band: Band,
-    cause: z.enum(['survey', 'membership', 'rating', 'vulnerability-data', 'snapshot', 'backfill']), at: z.string(),
+    cause: z.enum(['survey', 'membership', 'rating', 'vulnerability-data', 'snapshot', 'backfill', 'decision']), at: z.string(),
   })),
 }).openapi('ScoreHistory');
 

@@ -55,7 +55,7 @@ export interface State {
   as_of: string;
 }
 
-export type Cause = 'survey' | 'membership' | 'rating' | 'vulnerability-data' | 'snapshot' | 'backfill';
+export type Cause = 'survey' | 'membership' | 'rating' | 'vulnerability-data' | 'snapshot' | 'backfill' | 'decision';
 export interface HistoryRow { axis: Axis; score: number; band: Band; cause: Cause; at: string }
 
 export const CAUSE_LABEL: Record<Cause, string> = {
@@ -65,9 +65,10 @@ export const CAUSE_LABEL: Record<Cause, string> = {
   'vulnerability-data': 'new vulnerability data',
   snapshot: 'daily snapshot',
   backfill: 'replayed past survey',
+  decision: 'a finding was decided',
 };
 /** The letter a chart point carries for its cause (the legend and the table say it in words). */
-export const CAUSE_MARK: Record<Cause, string> = { survey: 'S', membership: 'M', rating: 'R', 'vulnerability-data': 'V', snapshot: 'D', backfill: 'B' };
+export const CAUSE_MARK: Record<Cause, string> = { survey: 'S', membership: 'M', rating: 'R', 'vulnerability-data': 'V', snapshot: 'D', backfill: 'B', decision: 'T' };
 
 export interface RankFinding {
   finding_key: string; axis: Axis; points: number; subjects: number;
