@@ -11,7 +11,7 @@ import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.
 import { api, expectError, json } from './helpers';
 import { dataTenant, provisioned } from './data-plane';
 import { activityRows, addPerson, addProject, apiToken } from './people';
-import { analysed, letRendersFinish, letScoringFinish, P, sbom, settleScoring } from './pipeline';
+import { analysed, getJob, letRendersFinish, letScoringFinish, P, sbom, settleScoring } from './pipeline';
 
 const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
 
@@ -156,6 +156,7 @@ describe('decisions', () => {
 describe('what a decision changes', () => {
   let t: T;
   let implicit: string;
+  let shopSurvey: string;
   const rank = async () => (await json(await api(`${P(t.projectId)}/v1/portfolio/${implicit}/rank`, { token: t.token }))).rows as any[];
   const score = async () => (await json(await api(`${P(t.projectId)}/v1/portfolio/${implicit}/state`, { token: t.token }))).score;
   const row = (rows: any[], key: string) => rows.find((r) => r.item_key === key);
@@ -168,7 +169,7 @@ describe('what a decision changes', () => {
   beforeAll(async () => {
     await importRecords(env.DB, Object.values(advisories), 'test');
     t = await dataTenant('suppress');
-    await analysed(t, sbom('shop', [['lodash', '4.17.15'], ['ws', '7.4.0']]));
+    shopSurvey = (await analysed(t, sbom('shop', [['lodash', '4.17.15'], ['ws', '7.4.0']]))).surveyId;
     await analysed(t, mastercard, { target: 'cards' });
     await settleScoring(t);
     implicit = (await json(await api(`${P(t.projectId)}/v1/portfolio`, { token: t.token }))).portfolios[0].portfolio_id;
@@ -227,5 +228,50 @@ describe('what a decision changes', () => {
     await api(path(t, `/${accepted.id}`), { token: t.token }).then(async (res) => expect((await json(res)).suppressed).toBe(false));
     await decideAndScore({ finding: { type: 'crypto', asset: 'not-an-asset-of-cards' }, state: 'false_positive' });
     expect((await rank()).find((r) => r.item_key === rsa.item_key)).toEqual(rsa);
+  });
+
+  it('marks report entries with the decision they fall under, counts what it suppresses apart, and a later survey\'s figures (the CLI gate) leave it out', async () => {
+    const compositionOf = async (surveyId: string) => (await getJob(t, surveyId)).steps.find((s: any) => s.step_label === 'composition');
+    const reportId = (await compositionOf(shopSurvey)).id;
+    const report = (rest: string) => api(`${P(t.projectId)}/v1/report/${reportId}${rest}`, { token: t.token }).then((res) => json(res));
+    const withdrawAll = async () => {
+      for (const d of (await json(await api(path(t), { token: t.token }))).decisions) await api(path(t, `/${d.id}`), { token: t.token, method: 'DELETE' });
+      await settleScoring(t);
+    };
+    const entryOf = async (advisory: string) => {
+      for (const section of ['critical', 'high', 'medium', 'low', 'unknown']) {
+        const found = (await report(`/section/${section}?limit=1000`)).entries.find((e: any) => e.advisory_id === advisory);
+        if (found) return found;
+      }
+      throw new Error(`no entry for ${advisory}`);
+    };
+    await withdrawAll();
+    const before = (await report('/summary')).headline;
+    const found = await entryOf('GHSA-p6mc-m468-83gw');
+    const severity = found.section as string;
+    expect(found.decision).toBeUndefined();
+    expect(before.suppressed).toBeUndefined();
+
+    const decision = await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-p6mc-m468-83gw', package: 'pkg:npm/lodash' }, state: 'not_affected', justification: 'requires_configuration' });
+    const after = (await report('/summary')).headline;
+    expect(after.findings).toBe(before.findings - 1);
+    expect(after.severities[severity]).toBe(before.severities[severity] - 1);
+    expect(after.suppressed).toEqual({ findings: 1, severities: { ...Object.fromEntries(Object.keys(before.severities).map((k) => [k, 0])), [severity]: 1 } });
+    const page = await report(`/section/${severity}?limit=1000`);
+    const marked = page.entries.filter((e: any) => e.decision);
+    expect(marked.map((e: any) => [e.advisory_id, e.decision])).toEqual([['GHSA-p6mc-m468-83gw', {
+      id: decision.id, state: 'not_affected', justification: 'requires_configuration', response: [], expires: null, suppressed: true,
+    }]]);
+
+    // A later survey: the finding arrives decided, and its step's figures (what --fail-on reads) leave it out.
+    const later = await analysed(t, sbom('shop', [['lodash', '4.17.15'], ['ws', '7.4.0'], ['left-pad', '1.3.0']]));
+    const figures = (await compositionOf(later.surveyId)).metadata.figures;
+    expect(figures.severities[severity]).toBe(before.severities[severity] - 1);
+    expect(figures.suppressed).toEqual(after.suppressed);
+    await settleScoring(t);
+
+    await withdrawAll();
+    expect((await report('/summary')).headline).toEqual(before);
+    expect((await entryOf('GHSA-p6mc-m468-83gw')).decision).toBeUndefined();
   });
 });

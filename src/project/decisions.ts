@@ -148,7 +148,14 @@ export function listDecisions(state: ProjectState, filters: DecisionFilters): Js
 
 /** Every current decision that is not withdrawn, ready for matching findings (scoring reads it per refresh call). */
 export function decisionIndex(state: ProjectState): DecisionIndex {
-  const rows = state.db.select().from(decisions)
-    .where(and(IS_CURRENT, sql`${decisions.state} <> ${WITHDRAWN}`)).all();
-  return indexDecisions(rows.map((r): ScopedDecision => ({ ...scopeOf(r), id: r.id, state: r.state as StoredState, expires: r.expires, decided_at: r.decidedAt })));
+  return indexDecisions(scopedDecisions(state));
+}
+
+const currentScoped = (rows: DecisionRow[]) => rows.map((r): ScopedDecision => ({
+  ...scopeOf(r), id: r.id, state: r.state as StoredState, justification: r.justification, response: r.response, expires: r.expires, decided_at: r.decidedAt,
+}));
+
+/** Every current decision that is not withdrawn, for matching outside the object (the report consumer indexes them). */
+export function scopedDecisions(state: ProjectState): ScopedDecision[] {
+  return currentScoped(state.db.select().from(decisions).where(and(IS_CURRENT, sql`${decisions.state} <> ${WITHDRAWN}`)).all());
 }

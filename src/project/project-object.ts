@@ -632,6 +632,11 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => decisions.getDecision(state, id));
   }
 
+  /** Every current decision, for the report consumer to mark (and count apart) what they decided. */
+  async scopedDecisions(): Promise<unknown> {
+    return this.rpc((state) => decisions.scopedDecisions(state));
+  }
+
   async decisionHistory(id: string): Promise<unknown> {
     return this.rpc((state) => decisions.decisionHistory(state, id));
   }

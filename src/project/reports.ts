@@ -12,6 +12,8 @@ import { POSTURE, regeneratePosture } from './posture';
 import { searchForms } from '../reports/search-terms';
 import { assertRoomForSurvey, DEFAULT_PROJECT_STORE_MAX_BYTES } from './store-limit';
 import { retentionEnded } from './erasure';
+import { decisionIndex } from './decisions';
+import { entryDecision, hasDecisions, type DecisionIndex } from '../triage/match';
 
 export type ReportRow = typeof reports.$inferSelect;
 
@@ -46,7 +48,38 @@ export function summary(state: ProjectState, reportId: string): JsonObject {
   return {
     report_id: report.id, type: report.type, subject: report.subject, produced_at: report.producedAt,
     survey: { id: survey.id, type: survey.type, tag: survey.tag },
-    headline: report.summary.headline ?? {}, sections: report.summary.sections ?? [],
+    headline: decidedHeadline(state, report), sections: report.summary.sections ?? [],
+  };
+}
+
+/**
+ * The headline as of now: the counts of findings by section (pqc-inventory) or severity (composition)
+ * leave out what today's decisions suppress, counted apart in `suppressed`, as the report consumer
+ * counted them when the report was produced. Read from the entries' few fields, not their records.
+ */
+function decidedHeadline(state: ProjectState, report: ReportRow): JsonObject {
+  const headline = (report.summary.headline ?? {}) as JsonObject;
+  const kind = FINDING_KIND[report.type];
+  const index = decisionIndex(state);
+  if (!kind || (!hasDecisions(index) && !headline.suppressed)) return headline;
+  const by = report.type === 'composition' ? 'severities' : 'sections';
+  const counted: Record<string, number> = Object.fromEntries(Object.keys((headline[by] ?? {}) as JsonObject).map((k) => [k, 0]));
+  const suppressed: Record<string, number> = { ...counted };
+  const now = new Date();
+  for (const row of state.sql.exec<{ section: string; advisory_id: string | null; purl: string | null; version: string | null; ecosystem: string | null; aliases: string | null; key: string | null; name: string | null; family: string | null; qv: number | null }>(
+    `SELECT section, json_extract(data, '$.advisory_id') AS advisory_id, json_extract(data, '$.purl') AS purl, json_extract(data, '$.version') AS version,
+       json_extract(data, '$.ecosystem') AS ecosystem, json_extract(data, '$.aliases') AS aliases, json_extract(data, '$.key') AS key,
+       json_extract(data, '$.name') AS name, json_extract(data, '$.family') AS family, json_extract(data, '$.quantumVulnerable') AS qv
+     FROM report_entries WHERE report_id = ?`, report.id)) {
+    const data: JsonObject = { ...row, aliases: row.aliases ? JSON.parse(row.aliases) as string[] : [], quantumVulnerable: row.qv === 1 };
+    const into = entryDecision(index, report.subject, kind, data, now)?.suppressed ? suppressed : counted;
+    into[row.section] = (into[row.section] ?? 0) + 1;
+  }
+  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  const { suppressed: _then, ...rest } = headline;
+  return {
+    ...rest, [by]: counted, ...(report.type === 'composition' ? { findings: total(counted) } : {}),
+    ...(total(suppressed) ? { suppressed: { findings: total(suppressed), [by]: suppressed } } : {}),
   };
 }
 
@@ -80,7 +113,7 @@ export function sectionPage(state: ProjectState, query: SectionQuery): JsonObjec
   ).toArray();
   const total = section.total ?? 0;
   return {
-    section: section.name, entries: rows.map(entryOf), offset: query.offset, limit: query.limit,
+    section: section.name, entries: decided(state, report, rows.map(entryOf)), offset: query.offset, limit: query.limit,
     pagination: { firstId: rows[0]?.key ?? null, lastId: rows.at(-1)?.key ?? null, hasMore: query.offset + rows.length < total, total },
   };
 }
@@ -109,7 +142,24 @@ export function search(state: ProjectState, reportId: string, text: string): Jso
       report.id, section, pattern, folded, compact, SEARCH_LIMIT - found.length,
     ).toArray().map(entryOf));
   }
-  return found;
+  return decided(state, report, found);
+}
+
+/** The analysis rows a report's entries stand for, when they are findings a decision can be about. */
+const FINDING_KIND: Partial<Record<string, string>> = { composition: 'vuln_finding', 'pqc-inventory': 'crypto_finding' };
+
+/**
+ * Entries as read now: each carries the decision it falls under today, so a decision made after the
+ * report was produced shows at once (and a withdrawn one no longer does).
+ */
+function decided(state: ProjectState, report: ReportRow, entries: JsonObject[], index: DecisionIndex = decisionIndex(state)): JsonObject[] {
+  const kind = FINDING_KIND[report.type];
+  if (!kind || (!hasDecisions(index) && !entries.some((e) => e.decision))) return entries;
+  const now = new Date();
+  return entries.map(({ decision: _then, ...entry }) => {
+    const decision = entryDecision(index, report.subject, kind, entry, now);
+    return decision ? { ...entry, decision } : entry;
+  });
 }
 
 type Brief = {

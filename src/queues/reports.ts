@@ -18,6 +18,7 @@ import { vulnDataSnapshot } from '../vulndb/lookup';
 import { searchTerms } from '../reports/search-terms';
 import { AnalysisAbandoned, yieldNow, yieldToEventLoop } from '../lib/yielding';
 import { analysisPages, REFS_PER_LOOKUP } from './findings';
+import { entryDecision, hasDecisions, indexDecisions, type DecisionIndex, type ScopedDecision } from '../triage/match';
 
 const ENTRY_BATCH = 500;
 
@@ -277,10 +278,11 @@ function concat(chunks: Uint8Array[], length: number): Uint8Array {
   return out;
 }
 
-async function buildReport(env: Env, message: AnalysisMessage, work: Work, report: Report, vulnData: JsonObject): Promise<void> {
+async function buildReport(env: Env, message: AnalysisMessage, work: Work, report: Report, vulnData: JsonObject, decisions: DecisionIndex): Promise<void> {
   if (report.copyFrom && await copyReport(env, message, work, report, report.copyFrom, vulnData)) return;
   const builder = REPORT_BUILDERS[report.type];
-  const tally = builder.tally();
+  const now = new Date();
+  const tally = builder.tally(hasDecisions(decisions) ? (row, kind) => entryDecision(decisions, work.subject, kind, row.data, now) : undefined);
   const totals = await stageEntries(env, message, work, report, builder, tally);
   const producedAt = new Date().toISOString();
   const writer = new BlobWriter(env.BUNDLES, reportBlobKey(message.projectId, report.id));
@@ -311,8 +313,10 @@ export async function buildReports(env: Env, message: AnalysisMessage): Promise<
   const work = await withProjectWork<ReportStart>(env, message.projectId, (stub) => stub.beginReports({ surveyId: message.surveyId, message }));
   if (!work.run) return;
   const vulnData = await vulnDataSnapshot(env.DB) as unknown as JsonObject;
+  // The decisions in place when the survey finished: its entries carry them, its figures count what they suppress apart.
+  const decisions = indexDecisions(await withProjectWork<ScopedDecision[]>(env, message.projectId, (stub) => stub.scopedDecisions()));
   try {
-    for (const report of work.reports) await buildReport(env, message, work, report, vulnData);
+    for (const report of work.reports) await buildReport(env, message, work, report, vulnData, decisions);
   } catch (error) {
     if (error instanceof AnalysisAbandoned) return;
     throw error;

@@ -6,6 +6,14 @@ import type { JsonObject } from '../lib/json';
 import type { AnalysisRow, ContentKind } from '../analysis/types';
 import type { ReportType } from './report-types';
 import { cycloneDxComponentOf } from './cyclonedx';
+import type { EntryDecision } from '../triage/match';
+
+/**
+ * The decision an analysis row's finding falls under (triage): its entry carries it, and a finding it
+ * suppresses is counted apart (`suppressed`), outside the figures the CLI's gate reads.
+ */
+export type EntryDecider = (row: AnalysisRow, kind: ContentKind) => EntryDecision | null;
+const undecided: EntryDecider = () => null;
 
 /** An entry before it has a position in its section. */
 export interface EntryDraft {
@@ -34,12 +42,18 @@ export interface ReportBuilder {
   objectSections: readonly string[];
   /** The sections whose `new`/`gone` counts the figures carry (none for the cbom). */
   changeSections: readonly string[];
-  tally(): ReportTally;
+  tally(decide?: EntryDecider): ReportTally;
 }
 
 export const PQC_SECTIONS = ['red', 'yellow', 'transition', 'green', 'unclassified'] as const;
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'unknown'] as const;
 export const ASSET_SECTIONS = ['algorithm', 'certificate', 'protocol', 'related-crypto-material'] as const;
+
+/** Findings a decision suppressed, counted apart from the figures (`suppressed`, present when any was): their total and per section or severity. */
+function suppressedFigure(counts: Record<string, number>, by: 'sections' | 'severities'): JsonObject {
+  const findings = Object.values(counts).reduce((a, b) => a + b, 0);
+  return findings ? { suppressed: { findings, [by]: counts } } : {};
+}
 
 const zeroes = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, 0])) as Record<string, number>;
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -50,8 +64,9 @@ const pqcInventory: ReportBuilder = {
   listSections: PQC_SECTIONS,
   objectSections: ['overview'],
   changeSections: PQC_SECTIONS,
-  tally() {
+  tally(decide = undecided) {
     const sections = zeroes(PQC_SECTIONS);
+    const suppressed = zeroes(PQC_SECTIONS);
     const primitives: Record<string, number> = {};
     const cnsa2 = { approved: 0, not_approved: 0 };
     let nearest: string | null = null;
@@ -59,9 +74,14 @@ const pqcInventory: ReportBuilder = {
     let observed = 0;
     const today = new Date().toISOString().slice(0, 10);
     return {
-      add(row) {
+      add(row, kind) {
         const d = row.data;
         const section = PQC_SECTIONS.includes(d.section) ? (d.section as string) : 'unclassified';
+        const decision = decide(row, kind);
+        if (decision?.suppressed) {
+          suppressed[section]! += 1;
+          return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data: { ...d, section, decision } };
+        }
         sections[section]! += 1;
         const primitive = str(d.primitive) ?? 'unknown';
         primitives[primitive] = (primitives[primitive] ?? 0) + 1;
@@ -72,13 +92,13 @@ const pqcInventory: ReportBuilder = {
         if (deadline && section !== 'green' && deadline < today) overdue += 1;
         else if (deadline && section !== 'green' && (!nearest || deadline < nearest)) nearest = deadline;
         if (typeof d.observed === 'number') observed += d.observed;
-        return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data: { ...d, section } };
+        return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data: { ...d, section, ...(decision ? { decision } : {}) } };
       },
-      figures: () => ({ sections, cnsa2, nearest_deadline: nearest, overdue }),
+      figures: () => ({ sections, cnsa2, nearest_deadline: nearest, overdue, ...suppressedFigure(suppressed, 'sections') }),
       objects: () => ({
         overview: {
           total: Object.values(sections).reduce((a, b) => a + b, 0), sections, primitives, cnsa2, nearest_deadline: nearest, overdue,
-          ...(observed ? { observed_uses: observed } : {}),
+          ...(observed ? { observed_uses: observed } : {}), ...suppressedFigure(suppressed, 'sections'),
         },
       }),
     };
@@ -117,8 +137,9 @@ const composition: ReportBuilder = {
   listSections: SEVERITIES,
   objectSections: ['overview'],
   changeSections: SEVERITIES,
-  tally() {
+  tally(decide = undecided) {
     const severities = zeroes(SEVERITIES);
+    const suppressed = zeroes(SEVERITIES);
     const vulnerable = new Set<string>();
     const fixable = new Set<string>();
     const advisories = new Map<string, string>();
@@ -126,21 +147,30 @@ const composition: ReportBuilder = {
       const advisorySeverities = zeroes(SEVERITIES);
       for (const severity of advisories.values()) advisorySeverities[severity]! += 1;
       const findings = Object.values(severities).reduce((sum, n) => sum + n, 0);
-      return { vulnerable_components: vulnerable.size, advisories: advisories.size, findings, fixable: fixable.size, severities, advisory_severities: advisorySeverities };
+      return {
+        vulnerable_components: vulnerable.size, advisories: advisories.size, findings, fixable: fixable.size, severities, advisory_severities: advisorySeverities,
+        ...suppressedFigure(suppressed, 'severities'),
+      };
     };
     // `components` (every component, vulnerable or not) is counted by the consumer as it writes the document.
     return {
-      add(row) {
+      add(row, kind) {
         const d = row.data;
         const section = SEVERITIES.includes(d.severity?.label) ? (d.severity.label as string) : 'unknown';
+        const decision = decide(row, kind);
+        const data = { ...d, section, published: statedDate(d.published), modified: statedDate(d.modified), ...(decision ? { decision } : {}) };
+        const entry = { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data };
+        if (decision?.suppressed) {
+          suppressed[section]! += 1;
+          return entry;
+        }
         severities[section]! += 1;
         const component = String(d.component_key ?? row.purl ?? row.name);
         vulnerable.add(component);
         if (d.fix_version) fixable.add(component);
         // An advisory has one severity; the first seen stands should records ever disagree.
         if (!advisories.has(String(d.advisory_id))) advisories.set(String(d.advisory_id), section);
-        const data = { ...d, section, published: statedDate(d.published), modified: statedDate(d.modified) };
-        return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data };
+        return entry;
       },
       figures: counts,
       objects: () => ({ overview: counts() }),

@@ -1,14 +1,17 @@
 // Which decision a finding falls under: a vulnerability by its advisory (or an alias), package and
 // version; a cryptographic finding (the post-quantum axis) by its algorithm's fix row or its asset; both
 // narrowed to a subject when the decision names one. Of several decisions, the one decided last applies.
-import type { ScoredFinding } from '../scoring/findings';
+import type { JsonObject } from '../lib/json';
+import { algorithmItemKey, packageItemKey, type ScoredFinding } from '../scoring/findings';
 import { parseVers, versContains, type Vers } from './vers';
-import type { NormalScope, StoredState } from './decision';
+import { suppresses, type NormalScope, type StoredState } from './decision';
 
 /** A decision's current version as matching reads it. */
 export interface ScopedDecision extends NormalScope {
   id: string;
   state: StoredState;
+  justification: string | null;
+  response: string[];
   expires: string | null;
   decided_at: string;
 }
@@ -67,3 +70,28 @@ export function decisionOf(index: DecisionIndex, finding: ScoredFinding): Scoped
   for (const d of candidates) if (inSubject(d, finding.subject) && later(d, best)) best = d;
   return best;
 }
+
+/** The finding a report entry's analysis row stands for, as matching reads it (vulnerability and post-quantum findings only). */
+function findingOfRow(subject: string, kind: string, data: JsonObject): ScoredFinding | null {
+  if (kind === 'vuln_finding' && typeof data.advisory_id === 'string' && typeof data.purl === 'string') {
+    return { subject, id: '', axis: 'vuln', findingKey: data.advisory_id, itemKey: packageItemKey(data.purl), penalty: 0, detail: data };
+  }
+  if (kind === 'crypto_finding' || kind === 'runtime_finding') {
+    return { subject, id: '', axis: 'pqc', findingKey: String(data.key), itemKey: algorithmItemKey(data), penalty: 0, detail: data };
+  }
+  return null;
+}
+
+/** A decision as a report entry carries it. */
+export type EntryDecision = { id: string; state: StoredState; justification: string | null; response: string[]; expires: string | null; suppressed: boolean };
+
+/** The decision a report entry (its analysis row's kind and data) falls under, as the entry carries it; null when none. */
+export function entryDecision(index: DecisionIndex, subject: string, kind: string, data: JsonObject, now: Date): EntryDecision | null {
+  const finding = findingOfRow(subject, kind, data);
+  const d = finding && decisionOf(index, finding);
+  if (!d) return null;
+  return { id: d.id, state: d.state, justification: d.justification, response: d.response, expires: d.expires, suppressed: suppresses(d, now) };
+}
+
+/** Whether any decision is indexed (reports and summaries skip matching when none is). */
+export const hasDecisions = (index: DecisionIndex): boolean => index.vulnerability.size + index.algorithm.size + index.asset.size > 0;
