@@ -274,4 +274,38 @@ describe('what a decision changes', () => {
     expect((await report('/summary')).headline).toEqual(before);
     expect((await entryOf('GHSA-p6mc-m468-83gw')).decision).toBeUndefined();
   });
+
+  it('lists the findings no decision covers as the triage queue, by subject, a page at a time', async () => {
+    const queue = async (query = '') => json(await api(`${P(t.projectId)}/v1/triage${query}`, { token: t.token }));
+    const all = await queue('?limit=1000');
+    expect(all.next).toBeNull();
+    const lodash = all.findings.filter((f: any) => f.subject === 'shop' && f.type === 'vulnerability' && f.package === 'pkg:npm/lodash@4.17.15');
+    expect(lodash.map((f: any) => f.advisory_id).sort()).toEqual(['GHSA-29mw-wpgm-hmr9', 'GHSA-35jh-r3h4-6jhm', 'GHSA-p6mc-m468-83gw']);
+    const crypto = all.findings.filter((f: any) => f.type === 'crypto');
+    expect(crypto.length).toBeGreaterThan(0);
+    expect(new Set(crypto.map((f: any) => f.subject))).toEqual(new Set(['cards']));
+    // Paged: the same findings, in order, two at a time.
+    const paged: any[] = [];
+    for (let after: string | null = '', pages = 0; after !== null && pages < 500; pages++) {
+      const page = await queue(`?limit=2${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+      paged.push(...page.findings);
+      after = page.next;
+    }
+    expect(paged).toEqual(all.findings);
+    expect((await queue('?type=crypto&limit=1000')).findings).toEqual(crypto);
+    expect((await queue('?subject=shop&limit=1000')).findings).toEqual(all.findings.filter((f: any) => f.subject === 'shop'));
+
+    // Decided findings leave the queue, whatever the state (in_triage too: someone is on it).
+    const decision = await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-29mw-wpgm-hmr9', package: 'pkg:npm/lodash' }, state: 'in_triage' });
+    const rsa = crypto[0].algorithm;
+    const accepted = await decideAndScore({ finding: { type: 'crypto', algorithm: rsa }, state: 'exploitable', expires: '2099-01-01' });
+    const left = (await queue('?limit=1000')).findings;
+    expect(left.some((f: any) => f.advisory_id === 'GHSA-29mw-wpgm-hmr9')).toBe(false);
+    expect(left.some((f: any) => f.type === 'crypto' && f.algorithm === rsa)).toBe(false);
+    expect(left.length).toBeLessThan(all.findings.length);
+    for (const id of [decision.id, accepted.id]) await api(path(t, `/${id}`), { token: t.token, method: 'DELETE' });
+    await settleScoring(t);
+    expect((await queue('?limit=1000')).findings).toEqual(all.findings);
+    await expectError(await api(`${P(t.projectId)}/v1/triage?after=not-a-cursor`, { token: t.token }), 400, 'invalid_parameter');
+  });
 });

@@ -20,13 +20,13 @@ const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default'
 const ALL_SCOPES = ['docs:read', 'project:read', 'project:write', 'credentials:create'];
 /** The tools each scope lets an assistant see (and call). */
 const READ_TOOLS = [
-  'compareReports', 'getCriticalityHistory', 'getDataHealthSummary', 'getExportProvenance', 'getJob', 'getPortfolio', 'getPortfolioHistory', 'getPortfolioState',
+  'compareReports', 'getCriticalityHistory', 'getDataHealthSummary', 'getDecisionHistory', 'getTriageQueue', 'getExportProvenance', 'getJob', 'getPortfolio', 'getPortfolioHistory', 'getPortfolioState',
   'getProject', 'getReportSection', 'getReportSummary', 'getSubjectContent', 'listActivity', 'listDataHealthRuns', 'listJobs', 'listPortfolioMembers',
   'listPortfolios', 'listProjects', 'listReportExports', 'listSubjects', 'rankPortfolioFixes', 'resolveDataHealthRef', 'searchReport', 'simulatePortfolioFixes',
   'waitForJob',
 ];
 const WRITE_TOOLS = [
-  'addPortfolioMember', 'createPortfolio', 'deletePortfolio', 'deleteSurvey', 'listStaleProjections', 'rateSubject', 'regenerateReport', 'regenerateSurvey',
+  'addPortfolioMember', 'createDecision', 'createPortfolio', 'deletePortfolio', 'deleteSurvey', 'listStaleProjections', 'rateSubject', 'regenerateReport', 'regenerateSurvey',
   'removePortfolioMember', 'renderReport', 'restoreSurvey', 'updatePortfolio',
 ];
 const CREDENTIAL_TOOLS = ['createApiToken', 'createUploadPass', 'listCredentials'];
@@ -466,6 +466,22 @@ describe('what the person can do, the assistant can (issue 19)', () => {
     viewer = await mcpClient((await connectAssistant(person.user.email, ALL_SCOPES)).accessToken);
   });
   afterAll(async () => Promise.all([client?.close(), readOnly?.close(), viewer?.close()]));
+
+  it('triages with the person: the queue and a decision\'s history as the API answers them, a decision only with the change scope and project:edit (issue 23)', async () => {
+    const queue = (await call(client, 'getTriageQueue', { projectId: t.projectId, limit: 20 })).value;
+    expect(queue).toEqual(await json(await api(`${P(t.projectId)}/v1/triage?limit=20`, { token: t.token })));
+    const finding = { type: 'vulnerability', advisory_id: 'GHSA-p6mc-m468-83gw', package: 'pkg:npm/lodash@4.17.15' };
+    const decided = (await call(client, 'createDecision', { projectId: t.projectId, finding, state: 'not_affected', justification: 'code_not_present', detail: 'by assistant' })).value;
+    expect(decided).toMatchObject({ version: 1, state: 'not_affected', suppressed: true, finding: { package: 'pkg:npm/lodash', version: '4.17.15' }, decided_by: { id: t.user.id, kind: 'connected_app' } });
+    expect((await activityRows(t.orgId, 'finding.decided')).at(-1)).toMatchObject({ actor_kind: 'connected_app', data: { decisionId: decided.id } });
+    const history = (await call(client, 'getDecisionHistory', { projectId: t.projectId, decisionId: decided.id })).value;
+    expect(history).toEqual(await json(await api(`${P(t.projectId)}/v1/decision/${decided.id}/history`, { token: t.token })));
+    expect((await call(client, 'createDecision', { projectId: t.projectId, finding, state: 'not_affected' })).error).toMatchObject({ status: 400, code: 'invalid_request' });
+    expect((await call(readOnly, 'createDecision', { projectId: t.projectId, finding, state: 'in_triage' })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:write' });
+    expect((await call(viewer, 'createDecision', { projectId: t.projectId, finding, state: 'in_triage' })).error).toMatchObject({ status: 403, code: 'permission_denied', permission: 'project:edit' });
+    expect((await call(readOnly, 'getDecisionHistory', { projectId: t.projectId, decisionId: decided.id })).value).toEqual(history);
+    await settleScoring(t);
+  });
 
   it('reads a portfolio with its settings and its members, and adds and removes members as the API does', async () => {
     const portfolio = (await call(client, 'createPortfolio', { projectId: t.projectId, name: `Members ${'x'.repeat(240)}` })).value;

@@ -31,7 +31,7 @@ export const SCOPE_INFO: Record<Scope, ScopeInfo> = {
   },
   'project:write': {
     label: 'Change and delete project data',
-    description: 'Rate how critical subjects are, create, change and delete portfolios and their members, render and regenerate reports, regenerate, delete and restore surveys, and list documents whose inputs moved on.',
+    description: 'Rate how critical subjects are, decide what findings mean (triage), create, change and delete portfolios and their members, render and regenerate reports, regenerate, delete and restore surveys, and list documents whose inputs moved on.',
     byDefault: false,
     permissions: ['project:edit', 'project:admin', 'project:portfolio:rate'],
   },

@@ -18,6 +18,7 @@ import { registerPortfolioTools } from './tools/portfolios';
 import { registerProjectTools } from './tools/projects';
 import { registerReportTools } from './tools/reports';
 import { registerSubjectTools } from './tools/subjects';
+import { registerDecisionTools } from './tools/decisions';
 import { registerSurveyTools } from './tools/surveys';
 import type { ToolAnswer, ToolRegistry, ToolSpec, ToolRun } from './tools/registry';
 
@@ -90,6 +91,7 @@ export function buildServer(context: ToolContext): McpServer {
   registerReportTools(registry);
   registerPortfolioTools(registry);
   registerSubjectTools(registry);
+  registerDecisionTools(registry);
   registerDataHealthTools(registry);
   registerActivityTools(registry);
   registerCredentialTools(registry);

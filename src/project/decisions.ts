@@ -6,7 +6,7 @@ import { ApiError, invalidParameter } from '../lib/errors';
 import { newOrderedId, nowIso } from '../lib/ids';
 import type { JsonObject } from '../lib/json';
 import { normalAssessment, normalScope, suppresses, WITHDRAWN, type Assessment, type FindingScope, type NormalScope, type StoredState } from '../triage/decision';
-import { indexDecisions, type DecisionIndex, type ScopedDecision } from '../triage/match';
+import { entryDecision, indexDecisions, type DecisionIndex, type ScopedDecision } from '../triage/match';
 import { findingsReweighed } from './portfolios';
 import { decisions } from './schema';
 import type { ProjectState } from './state';
@@ -158,4 +158,70 @@ const currentScoped = (rows: DecisionRow[]) => rows.map((r): ScopedDecision => (
 /** Every current decision that is not withdrawn, for matching outside the object (the report consumer indexes them). */
 export function scopedDecisions(state: ProjectState): ScopedDecision[] {
   return currentScoped(state.db.select().from(decisions).where(and(IS_CURRENT, sql`${decisions.state} <> ${WITHDRAWN}`)).all());
+}
+
+/** Content rows one triage-queue call reads at most, decided or not (a page may come back short, with `next`). */
+export const TRIAGE_SCAN_ROWS = 5_000;
+const FINDING_KINDS = { vulnerability: ['vuln_finding'], crypto: ['crypto_finding', 'runtime_finding'] } as const;
+
+/** Where a triage-queue page ends: a subject, a kind and a key, opaque to callers. */
+const cursorOf = (parts: [string, string, string]) => btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(parts)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+function partsOf(cursor: string): [string, string, string] {
+  try {
+    const bytes = Uint8Array.from(atob(cursor.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+    const parts = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+    if (Array.isArray(parts) && parts.length === 3 && parts.every((p) => typeof p === 'string')) return parts as [string, string, string];
+  } catch {
+    // answered below
+  }
+  throw invalidParameter('after', 'Not a cursor of the triage queue: pass `next` of the page before.');
+}
+
+/** A current finding as the triage queue lists it: what a decision about it would name. */
+function queued(subject: string, kind: string, key: string, data: JsonObject): JsonObject {
+  if (kind === 'vuln_finding') {
+    const severity = (data.severity ?? {}) as JsonObject;
+    return {
+      subject, type: 'vulnerability', key, advisory_id: data.advisory_id ?? null, aliases: data.aliases ?? [], package: data.purl ?? null, version: data.version ?? null,
+      name: data.name ?? null, severity: severity.label ?? 'unknown', fixed_version: data.fixed_version ?? null,
+    };
+  }
+  return {
+    subject, type: 'crypto', key, name: data.name ?? null, algorithm: data.quantumVulnerable === true && data.family ? data.family : data.name ?? null,
+    section: data.section ?? null, deadline: data.deadline ?? null, observed: kind === 'runtime_finding',
+  };
+}
+
+/**
+ * The triage queue: current findings (every subject's latest contents) that no decision covers, in
+ * subject, kind and key order, a page after `after`. Reads at most TRIAGE_SCAN_ROWS rows a call.
+ */
+export function undecidedFindings(state: ProjectState, input: { type?: 'vulnerability' | 'crypto'; subject?: string; after?: string; limit: number }): JsonObject {
+  const kinds: readonly string[] = input.type ? FINDING_KINDS[input.type] : [...FINDING_KINDS.vulnerability, ...FINDING_KINDS.crypto];
+  const [fromSubject, fromKind, fromKey] = input.after ? partsOf(input.after) : ['', '', ''];
+  const sets = state.sql.exec<{ subject: string; kind: string; survey_id: string; attempt: number }>(
+    `SELECT subject, kind, survey_id, attempt FROM subject_contents WHERE kind IN (SELECT value FROM json_each(?1))
+       AND (?2 IS NULL OR subject = ?2) AND (subject, kind) >= (?3, ?4) ORDER BY subject, kind`,
+    JSON.stringify(kinds), input.subject ?? null, fromSubject, fromKind,
+  ).toArray();
+  const index = decisionIndex(state);
+  const now = new Date();
+  const findings: JsonObject[] = [];
+  let scanned = 0;
+  let last: [string, string, string] | null = null;
+  for (const set of sets) {
+    const after = set.subject === fromSubject && set.kind === fromKind ? fromKey : '';
+    for (const row of state.sql.exec<{ key: string; data: string }>(
+      'SELECT key, data FROM content_rows WHERE survey_id = ? AND attempt = ? AND kind = ? AND key > ? ORDER BY key LIMIT ?',
+      set.survey_id, set.attempt, set.kind, after, TRIAGE_SCAN_ROWS - scanned,
+    )) {
+      scanned++;
+      last = [set.subject, set.kind, row.key];
+      const data = JSON.parse(row.data) as JsonObject;
+      if (!entryDecision(index, set.subject, set.kind, data, now)) findings.push(queued(set.subject, set.kind, row.key, data));
+      if (findings.length === input.limit) return { findings, next: cursorOf(last) };
+    }
+    if (scanned >= TRIAGE_SCAN_ROWS) return { findings, next: last && cursorOf(last) };
+  }
+  return { findings, next: null };
 }

@@ -637,6 +637,10 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => decisions.scopedDecisions(state));
   }
 
+  async undecidedFindings(input: Parameters<typeof decisions.undecidedFindings>[1]): Promise<unknown> {
+    return this.rpc((state) => decisions.undecidedFindings(state, input));
+  }
+
   async decisionHistory(id: string): Promise<unknown> {
     return this.rpc((state) => decisions.decisionHistory(state, id));
   }

@@ -1,7 +1,7 @@
 import { defineRoute } from '../../lib/openapi';
 import { json, jsonBody, ProjectParams } from '../../lib/schemas';
 import type { Access } from '../../middleware/auth';
-import { CreateDecision, Decision, DecisionHistory, DecisionListQuery, DecisionPage, DecisionParams, OptionalIdempotencyKeyHeader, UpdateDecision } from './decisions.schemas';
+import { CreateDecision, Decision, DecisionHistory, DecisionListQuery, DecisionPage, DecisionParams, OptionalIdempotencyKeyHeader, TriagePage, TriageQuery, UpdateDecision } from './decisions.schemas';
 
 const P = '/api/v1/project/{projectId}';
 const tags = ['Decisions'];
@@ -60,4 +60,13 @@ export const decisionHistory = defineRoute({
   access: view, errors: [404, 503],
   request: { params: DecisionParams },
   responses: { 200: { description: 'The versions.', ...json(DecisionHistory) } },
+});
+
+export const triageQueue = defineRoute({
+  operationId: 'getTriageQueue',
+  method: 'get', path: `${P}/v1/triage`, tags, summary: 'Findings no decision covers yet',
+  description: 'The triage queue: every current finding (each subject\'s latest survey: vulnerabilities, and cryptography to move away from) that no decision covers, by subject, type and key, with what a decision about it would name. Filtered by `type` or `subject`; paged with `after` = `next`.',
+  access: view, errors: [400, 404, 503],
+  request: { params: ProjectParams, query: TriageQuery },
+  responses: { 200: { description: 'A page of undecided findings.', ...json(TriagePage) } },
 });

@@ -71,3 +71,20 @@ export const DecisionListQuery = z.object({
   limit: limitQuery,
   after: z.uuid().optional().openapi({ param: { name: 'after', in: 'query' }, description: 'A decision id (`pagination.lastId`): the older decisions after it.' }),
 });
+
+export const TriageQuery = z.object({
+  type: z.enum(['vulnerability', 'crypto']).optional().openapi({ param: { name: 'type', in: 'query' } }),
+  subject: short(300).optional().openapi({ param: { name: 'subject', in: 'query' } }),
+  limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ param: { name: 'limit', in: 'query' }, example: 100 }),
+  after: z.string().trim().min(1).max(4000).optional().openapi({ param: { name: 'after', in: 'query' }, description: '`next` of the page before.' }),
+});
+
+export const TriagePage = z.object({
+  findings: z.array(z.object({
+    subject: z.string(), type: z.enum(['vulnerability', 'crypto']), key: z.string(), name: z.string().nullable(),
+    advisory_id: z.string().nullish(), aliases: z.array(z.string()).optional(), package: z.string().nullish(), version: z.string().nullish(),
+    severity: z.string().optional(), fixed_version: z.string().nullish(),
+    algorithm: z.string().nullish(), section: z.string().nullish(), deadline: z.string().nullish(), observed: z.boolean().optional(),
+  }).openapi('UndecidedFinding')),
+  next: z.string().nullable().openapi({ description: 'Pass as `after` for the next page; null at the end. A page can be short (each call reads a bounded number of findings) and still have a `next`.' }),
+}).openapi('TriagePage');

@@ -31,6 +31,10 @@ export const decisionsRouter = createRouter()
     await withdrawDecision(c.env, changerOf(c.var, projectId), decisionId);
     return c.body(null, 204);
   })
+  .openapi(routes.triageQueue, async (c) => {
+    const { projectId } = c.req.valid('param');
+    return c.json(await withProject<JsonObject>(c.env, projectId, (stub) => stub.undecidedFindings(c.req.valid('query'))) as never, 200);
+  })
   .openapi(routes.decisionHistory, async (c) => {
     const { projectId, decisionId } = c.req.valid('param');
     return c.json(await withProject<JsonObject>(c.env, projectId, (stub) => stub.decisionHistory(decisionId)) as never, 200);
