@@ -11,7 +11,7 @@ import mastercard from './fixtures/cbom/mastercard-client-encryption-java__cbom.
 import { api, expectError, json } from './helpers';
 import { dataTenant, provisioned } from './data-plane';
 import { activityRows, addPerson, addProject, apiToken } from './people';
-import { analysed, getJob, letRendersFinish, letScoringFinish, P, sbom, settleScoring } from './pipeline';
+import { analysed, deliver, getJob, letRendersFinish, letScoringFinish, P, sbom, settleScoring } from './pipeline';
 
 const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
 
@@ -307,5 +307,25 @@ describe('what a decision changes', () => {
     await settleScoring(t);
     expect((await queue('?limit=1000')).findings).toEqual(all.findings);
     await expectError(await api(`${P(t.projectId)}/v1/triage?after=not-a-cursor`, { token: t.token }), 400, 'invalid_parameter');
+  });
+
+  it('records an acceptance that expired in the activity log on the next daily run, once, and counts it again (last: it runs the day in 2099)', async () => {
+    const rsa = (await rank()).find((r) => r.item_key.startsWith('algorithm:RSA'));
+    const accepted = await decideAndScore({ finding: { type: 'crypto', algorithm: rsa.item_key.slice('algorithm:'.length) }, state: 'exploitable', response: ['will_not_fix'], expires: '2099-06-30' });
+    expect((await rank()).find((r) => r.item_key === rsa.item_key)).toBeUndefined();
+    const daily = async (at: string) => {
+      const { id, result } = await deliver({ kind: 'rematch', projectId: t.projectId, snapshotAt: at }, { queue: 'posture-scoring' });
+      expect(result.explicitAcks).toEqual([id]);
+      await settleScoring(t);
+    };
+    await daily('2099-06-29T00:05:00.000Z');
+    expect(await activityRows(t.orgId, 'finding.acceptance_expired')).toEqual([]);
+    await daily('2099-07-01T00:05:00.000Z');
+    await daily('2099-07-02T00:05:00.000Z');
+    const entries = await activityRows(t.orgId, 'finding.acceptance_expired');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ project_id: t.projectId, actor_kind: 'system', data: { decisionId: accepted.id, expires: '2099-06-30', state: 'exploitable', finding: { type: 'crypto' } } });
+    // The day's snapshot scored as of 2099-07-01 on: the algorithm counts again.
+    expect((await rank()).find((r) => r.item_key === rsa.item_key)).toBeDefined();
   });
 });

@@ -55,6 +55,7 @@ export const ACTIVITY_ACTIONS = [
   'portfolio.member.removed',
   'subject.rated',
   'finding.decided',
+  'finding.acceptance_expired',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

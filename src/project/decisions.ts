@@ -8,7 +8,7 @@ import type { JsonObject } from '../lib/json';
 import { normalAssessment, normalScope, suppresses, WITHDRAWN, type Assessment, type FindingScope, type NormalScope, type StoredState } from '../triage/decision';
 import { entryDecision, indexDecisions, type DecisionIndex, type ScopedDecision } from '../triage/match';
 import { findingsReweighed } from './portfolios';
-import { decisions } from './schema';
+import { decisions, settings } from './schema';
 import type { ProjectState } from './state';
 
 type DecisionRow = typeof decisions.$inferSelect;
@@ -224,4 +224,24 @@ export function undecidedFindings(state: ProjectState, input: { type?: 'vulnerab
     if (scanned >= TRIAGE_SCAN_ROWS) return { findings, next: last && cursorOf(last) };
   }
   return { findings, next: null };
+}
+
+/** Through when expired acceptances were reported to the activity log (the daily run's time). */
+const EXPIRY_SETTING = 'decisions_expiry_reported_through';
+
+/**
+ * Decisions whose `expires` passed after the last daily run reported and by `through` (each counts
+ * again from now on: the day's snapshot rescores every subject). The daily run records them, then
+ * confirms with `expiryReported`, so a run that fails in between reports them again.
+ */
+export function expiredSince(state: ProjectState, through: string): JsonObject[] {
+  const since = state.db.select().from(settings).where(eq(settings.key, EXPIRY_SETTING)).get()?.value ?? '';
+  const rows = state.db.select().from(decisions)
+    .where(and(IS_CURRENT, sql`${decisions.state} <> ${WITHDRAWN}`, sql`${decisions.expires} IS NOT NULL`)).all()
+    .filter((r) => { const at = Date.parse(r.expires!); return at <= Date.parse(through) && (!since || at > Date.parse(since)); });
+  return rows.map((r) => ({ decisionId: r.id, version: r.version, state: r.state, expires: r.expires, finding: decisionAnswer(r).finding as JsonObject }));
+}
+
+export function expiryReported(state: ProjectState, through: string): void {
+  state.db.insert(settings).values({ key: EXPIRY_SETTING, value: through }).onConflictDoUpdate({ target: settings.key, set: { value: through } }).run();
 }

@@ -641,6 +641,14 @@ export class ProjectObject extends DurableObject<Env> {
     return this.rpc((state) => decisions.undecidedFindings(state, input));
   }
 
+  async expiredDecisions(input: { through: string }): Promise<unknown> {
+    return this.rpc((state) => decisions.expiredSince(state, input.through));
+  }
+
+  async decisionExpiryReported(input: { through: string }): Promise<unknown> {
+    return this.rpc((state) => decisions.expiryReported(state, input.through));
+  }
+
   async decisionHistory(id: string): Promise<unknown> {
     return this.rpc((state) => decisions.decisionHistory(state, id));
   }

@@ -4,6 +4,7 @@
 // (src/scoring/, plain functions) and writes the ranked rows in slices before making them current in
 // one write. The project object keeps answering between every call; state and rank answer the
 // previous result until the new one is current.
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { packageOf } from '../analysis/vulns/ecosystem';
 import { compareVersions } from '../analysis/vulns/versions';
@@ -16,6 +17,9 @@ import type { ScoredFinding } from '../scoring/findings';
 import { breakdownSteps, portfolioScores, rankFixesSteps, scoreAnswer, type FixRow, type PortfolioModel, type Steps } from '../scoring/portfolio';
 import { yieldNow, yieldToEventLoop } from '../lib/yielding';
 import { consumeEach } from './consume';
+import { recordActivity } from '../control/activity';
+import { controlDb } from '../control/db';
+import { projects } from '../control/schema';
 import { rematchProject } from './rematch';
 
 export const SCORING_QUEUE = 'posture-scoring';
@@ -204,6 +208,21 @@ async function stageRows(work: ScoringRun, build: string, rows: FixRow[]): Promi
   if (slice.length) await write();
 }
 
+/**
+ * Acceptances (decisions with `expires`) that ended since the last daily run, recorded in the activity
+ * log by the system: their findings count again from the snapshot that follows, which rescores every subject.
+ */
+async function reportExpiredAcceptances(env: Env, projectId: string, through: string): Promise<void> {
+  const expired = await withProjectWork<JsonObject[]>(env, projectId, (stub) => stub.expiredDecisions({ through }));
+  if (expired.length) {
+    const db = controlDb(env.DB);
+    const project = await db.select({ orgId: projects.orgId }).from(projects).where(eq(projects.id, projectId)).get();
+    if (!project) return;
+    for (const data of expired) await recordActivity(db, { orgId: project.orgId, projectId, actor: null, action: 'finding.acceptance_expired', data, traceId: null });
+  }
+  await withProjectWork(env, projectId, (stub) => stub.decisionExpiryReported({ through }));
+}
+
 /** The scoring queue's consumer: each message acked when done, retried with a growing delay otherwise. */
 export async function consumeScoring(batch: MessageBatch, env: Env): Promise<void> {
   await consumeEach(batch, {
@@ -212,7 +231,10 @@ export async function consumeScoring(batch: MessageBatch, env: Env): Promise<voi
       if (!('kind' in body)) return scorePortfolio(env, body);
       const { since } = await rematchProject(env, body.projectId);
       // The day's snapshot after the re-match, so it sees today's vulnerability data (not for a project still being set up).
-      if (body.snapshotAt && since !== null) await withProjectWork(env, body.projectId, (stub) => stub.startSnapshot({ asOf: body.snapshotAt! }));
+      if (body.snapshotAt && since !== null) {
+        await reportExpiredAcceptances(env, body.projectId, body.snapshotAt);
+        await withProjectWork(env, body.projectId, (stub) => stub.startSnapshot({ asOf: body.snapshotAt! }));
+      }
     },
     describe: (body) => ('kind' in body ? `the re-match of project ${body.projectId}` : `portfolio ${body.portfolioId}`),
   });
