@@ -309,6 +309,20 @@ describe('what a decision changes', () => {
     await expectError(await api(`${P(t.projectId)}/v1/triage?after=not-a-cursor`, { token: t.token }), 400, 'invalid_parameter');
   });
 
+  it('builds the reports of an unchanged re-survey again, rather than copying them, once a decision changed since', async () => {
+    const composition = async (surveyId: string) => (await getJob(t, surveyId)).steps.find((s: any) => s.step_label === 'composition');
+    const bundle = sbom('repeat', [['lodash', '4.17.15']]);
+    const first = await composition((await analysed(t, bundle)).surveyId);
+    // Nothing changed: the report is copied (the re-survey reuse of issue 22).
+    expect((await composition((await analysed(t, bundle)).surveyId)).metadata.copied_from).toBe(first.id);
+    await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-p6mc-m468-83gw', subject: 'repeat' }, state: 'false_positive' });
+    const third = await composition((await analysed(t, bundle)).surveyId);
+    expect(third.metadata.copied_from).toBeUndefined();
+    expect(third.metadata.figures.suppressed).toMatchObject({ findings: 1 });
+    expect(third.metadata.figures.findings).toBe(first.metadata.figures.findings - 1);
+    await settleScoring(t);
+  });
+
   it('records an acceptance that expired in the activity log on the next daily run, once, and counts it again (last: it runs the day in 2099)', async () => {
     const rsa = (await rank()).find((r) => r.item_key.startsWith('algorithm:RSA'));
     const accepted = await decideAndScore({ finding: { type: 'crypto', algorithm: rsa.item_key.slice('algorithm:'.length) }, state: 'exploitable', response: ['will_not_fix'], expires: '2099-06-30' });

@@ -245,3 +245,8 @@ export function expiredSince(state: ProjectState, through: string): JsonObject[]
 export function expiryReported(state: ProjectState, through: string): void {
   state.db.insert(settings).values({ key: EXPIRY_SETTING, value: through }).onConflictDoUpdate({ target: settings.key, set: { value: through } }).run();
 }
+
+/** Whether any decision changed, or any acceptance ended, after `since` (and by now): what a report produced then shows moved. */
+export function decisionsChangedSince(state: ProjectState, since: string, now = new Date()): boolean {
+  return state.sql.exec('SELECT 1 FROM decisions WHERE decided_at > ?1 OR (expires IS NOT NULL AND expires > ?1 AND expires <= ?2) LIMIT 1', since, now.toISOString()).toArray().length > 0;
+}

@@ -3,11 +3,13 @@
 // analysis and classification versions, and the source's advisory findings, the only rows a re-match
 // changes in place. When the subject's previous report of a type was built from the same source, today,
 // under today's versions and from findings with the same digest, the consumer copies its entries and
-// document (with a new head) instead of reading every row again (src/queues/reports.ts).
+// document (with a new head) instead of reading every row again (src/queues/reports.ts). Not when a
+// decision about a finding changed (or an acceptance ended) since it was produced.
 import { and, eq } from 'drizzle-orm';
 import type { JsonObject } from '../lib/json';
 import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
 import type { Env } from '../env';
+import { decisionsChangedSince } from './decisions';
 import { reports } from './schema';
 import type { ProjectState } from './state';
 
@@ -45,6 +47,8 @@ export function reportToCopy(state: ProjectState, input: { previousId: string | 
   // Deadlines are judged against the date: a report of another day may count them differently.
   if (previous.producedAt.slice(0, 10) !== new Date().toISOString().slice(0, 10)) return null;
   if (previous.provenance.analysis !== ANALYSIS_VERSION || previous.provenance.classification !== CLASSIFICATION_VERSION) return null;
+  // Entries carry the decisions in place when they were made, and the figures count what those suppress apart.
+  if (decisionsChangedSince(state, previous.producedAt)) return null;
   return { id: previous.id, blobKey: previous.blobKey, summary: previous.summary, provenance: previous.provenance };
 }
 
