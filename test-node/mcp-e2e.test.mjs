@@ -288,9 +288,9 @@ describe('an assistant connects to the MCP server under wrangler dev', () => {
     // Only what reading allows: the change and credential tools are not listed (they answer permission_denied).
     expect(tools.map((t) => t.name).sort()).toEqual([
       'compareReports', 'getCriticalityHistory', 'getDataHealthSummary', 'getDecisionHistory', 'getExportProvenance', 'getJob', 'getPortfolio', 'getPortfolioHistory', 'getPortfolioState',
-      'getProject', 'getReportSection', 'getReportSummary', 'getSubjectContent', 'listActivity', 'listDataHealthRuns', 'listJobs', 'listPortfolioMembers',
+      'getProject', 'getReportSection', 'getReportSummary', 'getSubjectContent', 'getTriageQueue', 'listActivity', 'listDataHealthRuns', 'listJobs', 'listPortfolioMembers',
       'listPortfolios', 'listProjects', 'listReportExports', 'listSubjects', 'rankPortfolioFixes', 'resolveDataHealthRef', 'searchReport', 'simulatePortfolioFixes',
-      'getTriageQueue', 'waitForJob',
+      'waitForJob',
     ]);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri).sort()).toEqual(['analysis.md', 'cli.md', 'inputs.md', 'openapi.json', 'scoring.md', 'specification.md'].map((f) => `posture://docs/${f}`));
