@@ -9,7 +9,8 @@
 // it knows and exits: 1 when a test or file failed or an unhandled error was reported, 0 when
 // everything passed (every result is in; only the pool's goodbye is missing).
 
-const DEFAULT_GRACE_SECONDS = 90;
+// A run ends within a few seconds of its last file reporting (its hooks ran before it reported); a hung one waits this long.
+const DEFAULT_GRACE_SECONDS = 30;
 
 export default class RunWatchdog {
   /** @param {{ graceSeconds?: number }} [options] */
