@@ -118,6 +118,7 @@ describe('decisions', () => {
     expect((await list('?state=in_triage')).decisions.map((d: any) => d.id)).toEqual([b.id]);
     expect((await list('?advisory_id=CVE-2021-44228')).decisions.map((d: any) => d.id)).toEqual([a.id]);
     expect((await list(`?package=${encodeURIComponent('pkg:npm/lodash')}`)).decisions.map((d: any) => d.id)).toEqual([b.id]);
+    expect((await list(`?package=${encodeURIComponent('pkg:npm/lodash@4.17.20')}`)).decisions.map((d: any) => d.id)).toEqual([b.id]);
     await expectError(await api(path(t, '?state=ignored'), { token: t.token }), 400, 'invalid_parameter');
   });
 

@@ -7,6 +7,7 @@ import { newOrderedId, nowIso } from '../lib/ids';
 import type { JsonObject } from '../lib/json';
 import { normalAssessment, normalScope, suppresses, WITHDRAWN, type Assessment, type FindingScope, type NormalScope, type StoredState } from '../triage/decision';
 import { entryDecision, indexDecisions, type DecisionIndex, type ScopedDecision } from '../triage/match';
+import { packageItemKey } from '../scoring/findings';
 import { findingsReweighed } from './portfolios';
 import { decisions, settings } from './schema';
 import type { ProjectState } from './state';
@@ -127,7 +128,7 @@ export function listDecisions(state: ProjectState, filters: DecisionFilters): Js
   const where: SQL[] = [IS_CURRENT, filters.state ? eq(decisions.state, filters.state) : sql`${decisions.state} <> ${WITHDRAWN}`];
   if (filters.type) where.push(eq(decisions.findingType, filters.type));
   if (filters.advisory_id) where.push(eq(decisions.advisoryId, filters.advisory_id));
-  if (filters.package) where.push(eq(decisions.package, filters.package));
+  if (filters.package) where.push(eq(decisions.package, packageItemKey(filters.package)));
   if (filters.algorithm) where.push(eq(decisions.algorithm, filters.algorithm));
   if (filters.subject) where.push(eq(decisions.subject, filters.subject));
   const total = state.db.select({ n: sql<number>`count(*)` }).from(decisions).where(and(...where)).get()!.n;
