@@ -20,7 +20,9 @@ const MAX_PRESSES = 120;
 const SECOND_PROJECT = 'Keyboard journey';
 /** The bundle the live upload sends (small), and how long its row may take to appear. */
 const LIVE_BUNDLE = 'test/fixtures/cbom/pkic-cbom__nginx-pass.cbom.json';
-const LIVE_WITHIN_MS = 15_000;
+// In `npm test` the browser part runs beside the workerd files on two cores: the CLI's start and the
+// upload can take a while there (one fresh-clone run missed 15 s). Still without a reload.
+const LIVE_WITHIN_MS = 30_000;
 
 class JourneyStop extends Error {}
 
