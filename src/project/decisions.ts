@@ -3,7 +3,8 @@
 // (a repeat answers what the first did and writes nothing).
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { ApiError, invalidParameter } from '../lib/errors';
-import { newOrderedId, nowIso } from '../lib/ids';
+import { base64url as base64 } from 'jose';
+import { base64url, newOrderedId, nowIso } from '../lib/ids';
 import type { JsonObject } from '../lib/json';
 import { normalAssessment, normalScope, suppresses, WITHDRAWN, type Assessment, type FindingScope, type NormalScope, type StoredState } from '../triage/decision';
 import { entryDecision, indexDecisions, type DecisionIndex, type ScopedDecision } from '../triage/match';
@@ -166,11 +167,10 @@ export const TRIAGE_SCAN_ROWS = 5_000;
 const FINDING_KINDS = { vulnerability: ['vuln_finding'], crypto: ['crypto_finding', 'runtime_finding'] } as const;
 
 /** Where a triage-queue page ends: a subject, a kind and a key, opaque to callers. */
-const cursorOf = (parts: [string, string, string]) => btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(parts)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const cursorOf = (parts: [string, string, string]) => base64url(new TextEncoder().encode(JSON.stringify(parts)));
 function partsOf(cursor: string): [string, string, string] {
   try {
-    const bytes = Uint8Array.from(atob(cursor.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
-    const parts = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+    const parts = JSON.parse(new TextDecoder().decode(base64.decode(cursor))) as unknown;
     if (Array.isArray(parts) && parts.length === 3 && parts.every((p) => typeof p === 'string')) return parts as [string, string, string];
   } catch {
     // answered below

@@ -10,10 +10,11 @@ import { jobs, reports } from './schema';
 import { regenerateSurvey, type Changed } from './surveys';
 import { POSTURE, regeneratePosture } from './posture';
 import { searchForms } from '../reports/search-terms';
+import { suppressedFigure } from '../reports/builders';
 import { assertRoomForSurvey, DEFAULT_PROJECT_STORE_MAX_BYTES } from './store-limit';
 import { retentionEnded } from './erasure';
 import { decisionIndex } from './decisions';
-import { entryDecision, hasDecisions, type DecisionIndex } from '../triage/match';
+import { entryDecision, hasDecisions } from '../triage/match';
 
 export type ReportRow = typeof reports.$inferSelect;
 
@@ -75,11 +76,10 @@ function decidedHeadline(state: ProjectState, report: ReportRow): JsonObject {
     const into = entryDecision(index, report.subject, kind, data, now)?.suppressed ? suppressed : counted;
     into[row.section] = (into[row.section] ?? 0) + 1;
   }
-  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
   const { suppressed: _then, ...rest } = headline;
   return {
-    ...rest, [by]: counted, ...(report.type === 'composition' ? { findings: total(counted) } : {}),
-    ...(total(suppressed) ? { suppressed: { findings: total(suppressed), [by]: suppressed } } : {}),
+    ...rest, [by]: counted, ...(report.type === 'composition' ? { findings: Object.values(counted).reduce((a, b) => a + b, 0) } : {}),
+    ...suppressedFigure(suppressed, by),
   };
 }
 
@@ -152,8 +152,9 @@ const FINDING_KIND: Partial<Record<string, string>> = { composition: 'vuln_findi
  * Entries as read now: each carries the decision it falls under today, so a decision made after the
  * report was produced shows at once (and a withdrawn one no longer does).
  */
-function decided(state: ProjectState, report: ReportRow, entries: JsonObject[], index: DecisionIndex = decisionIndex(state)): JsonObject[] {
+function decided(state: ProjectState, report: ReportRow, entries: JsonObject[]): JsonObject[] {
   const kind = FINDING_KIND[report.type];
+  const index = decisionIndex(state);
   if (!kind || (!hasDecisions(index) && !entries.some((e) => e.decision))) return entries;
   const now = new Date();
   return entries.map(({ decision: _then, ...entry }) => {

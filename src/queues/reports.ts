@@ -12,6 +12,7 @@ import type { EntryCursor, ReportCopy } from '../project/report-reuse';
 import type { ReportType } from '../reports/report-types';
 import type { AnalysisMessage } from '../project/surveys';
 import { BlobWriter } from '../reports/blob-writer';
+import { concatBytes } from '../lib/bytes';
 import { REPORT_BUILDERS, sectionList, type ReportBuilder, type ReportTally } from '../reports/builders';
 import { cycloneDxDependencyOf, cycloneDxLibraryJson, cycloneDxVulnerabilityOf, documentHead } from '../reports/cyclonedx';
 import { vulnDataSnapshot } from '../vulndb/lookup';
@@ -222,7 +223,7 @@ async function copyReport(env: Env, message: AnalysisMessage, work: Work, report
     chunks.push(value);
     held += value.length;
   }
-  const opening = concat(chunks, held);
+  const opening = concatBytes(chunks);
   const oldStart = new TextDecoder().decode(opening.subarray(0, startBytes));
   const ending = report.type === 'pqc-inventory' ? '",' : '"components":[';
   if (held < startBytes || !oldStart.startsWith(start.slice(0, 24)) || !oldStart.endsWith(ending)) {
@@ -264,18 +265,6 @@ async function copyReport(env: Env, message: AnalysisMessage, work: Work, report
   }));
   if (!finished) throw new AnalysisAbandoned();
   return true;
-}
-
-/** The chunks as one array of `length` bytes. */
-function concat(chunks: Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
 
 async function buildReport(env: Env, message: AnalysisMessage, work: Work, report: Report, vulnData: JsonObject, decisions: DecisionIndex): Promise<void> {

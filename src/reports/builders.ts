@@ -50,7 +50,7 @@ export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'unknown'] as co
 export const ASSET_SECTIONS = ['algorithm', 'certificate', 'protocol', 'related-crypto-material'] as const;
 
 /** Findings a decision suppressed, counted apart from the figures (`suppressed`, present when any was): their total and per section or severity. */
-function suppressedFigure(counts: Record<string, number>, by: 'sections' | 'severities'): JsonObject {
+export function suppressedFigure(counts: Record<string, number>, by: 'sections' | 'severities'): JsonObject {
   const findings = Object.values(counts).reduce((a, b) => a + b, 0);
   return findings ? { suppressed: { findings, [by]: counts } } : {};
 }
@@ -78,9 +78,10 @@ const pqcInventory: ReportBuilder = {
         const d = row.data;
         const section = PQC_SECTIONS.includes(d.section) ? (d.section as string) : 'unclassified';
         const decision = decide(row, kind);
+        const entry = { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data: { ...d, section, ...(decision ? { decision } : {}) } };
         if (decision?.suppressed) {
           suppressed[section]! += 1;
-          return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data: { ...d, section, decision } };
+          return entry;
         }
         sections[section]! += 1;
         const primitive = str(d.primitive) ?? 'unknown';
@@ -92,7 +93,7 @@ const pqcInventory: ReportBuilder = {
         if (deadline && section !== 'green' && deadline < today) overdue += 1;
         else if (deadline && section !== 'green' && (!nearest || deadline < nearest)) nearest = deadline;
         if (typeof d.observed === 'number') observed += d.observed;
-        return { section, key: row.key, purl: row.purl, name: row.name, explanation: str(d.explanation), data: { ...d, section, ...(decision ? { decision } : {}) } };
+        return entry;
       },
       figures: () => ({ sections, cnsa2, nearest_deadline: nearest, overdue, ...suppressedFigure(suppressed, 'sections') }),
       objects: () => ({
