@@ -344,3 +344,5 @@ describe('what a decision changes', () => {
     expect((await rank()).find((r) => r.item_key === rsa.item_key)).toBeDefined();
   });
 });
+
+describe('vex', async () => void (await import('./decisions/vex')));

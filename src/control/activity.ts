@@ -56,6 +56,7 @@ export const ACTIVITY_ACTIONS = [
   'subject.rated',
   'finding.decided',
   'finding.acceptance_expired',
+  'vex.imported',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

@@ -35,7 +35,8 @@ const scopeColumns = (scope: NormalScope) => ({
   algorithm: scope.algorithm, asset: scope.asset, subject: scope.subject,
 });
 
-const scopeOf = (row: DecisionRow): NormalScope => ({
+/** What a decision version is about, as matching reads it. */
+export const scopeOf = (row: DecisionRow): NormalScope => ({
   type: row.findingType, advisory_id: row.advisoryId, package: row.package, version: row.packageVersion, version_range: row.versionRange,
   algorithm: row.algorithm, asset: row.asset, subject: row.subject,
 });
@@ -154,7 +155,7 @@ export function decisionIndex(state: ProjectState): DecisionIndex {
 }
 
 const currentScoped = (rows: DecisionRow[]) => rows.map((r): ScopedDecision => ({
-  ...scopeOf(r), id: r.id, state: r.state as StoredState, justification: r.justification, response: r.response, expires: r.expires, decided_at: r.decidedAt,
+  ...scopeOf(r), id: r.id, state: r.state as StoredState, justification: r.justification, response: r.response, detail: r.detail, expires: r.expires, decided_at: r.decidedAt,
 }));
 
 /** Every current decision that is not withdrawn, for matching outside the object (the report consumer indexes them). */

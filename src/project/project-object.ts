@@ -19,6 +19,8 @@ import * as schema from './schema';
 import { settings } from './schema';
 import * as surveys from './surveys';
 import * as decisions from './decisions';
+import { importVex } from './vex-import';
+import { vexFindings } from './vex-export';
 import { ABANDONED_AFTER_MS, sweepAbandoned } from './sweep';
 import { abortStartedUploads, CallBudget, deleteUnder, ERASE_SLICE_KEYS, eraseExpiredSurveys, forgetRaters, projectPrefix, R2_DELETE_BATCH } from './erasure';
 import * as uploads from './uploads';
@@ -659,6 +661,14 @@ export class ProjectObject extends DurableObject<Env> {
 
   async updateDecision(input: Parameters<typeof decisions.updateDecision>[1]): Promise<unknown> {
     return this.rpc((state) => decisions.updateDecision(state, input));
+  }
+
+  async vexFindings(reportId: string): Promise<unknown> {
+    return this.rpc((state) => vexFindings(state, reportId));
+  }
+
+  async importVex(input: Parameters<typeof importVex>[1]): Promise<unknown> {
+    return this.rpc((state) => importVex(state, input));
   }
 
   async withdrawDecision(input: Parameters<typeof decisions.withdrawDecision>[1]): Promise<unknown> {

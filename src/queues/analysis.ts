@@ -168,6 +168,9 @@ export function stepMetadata(summary: BundleSummary, subjectSource: string): Jso
     documents: summary.documents.length,
     specVersions: [...new Set(summary.documents.map((d) => d.specVersion))].sort(),
     documentList: summary.documents.slice(0, LISTED_DOCUMENTS).map((d) => ({ path: d.path, specVersion: d.specVersion, components: d.components, cryptoAssets: d.cryptoAssets })),
+    // What the documents say the subject is (a VEX statement about a product finds its subject by these).
+    products: summary.documents.filter((d) => d.metadataComponent || d.serialNumber).slice(0, LISTED_DOCUMENTS)
+      .map((d) => ({ ...d.metadataComponent, ...(d.serialNumber ? { serialNumber: d.serialNumber } : {}) })),
     invalidPurls: summary.invalidPurls,
     skippedComponents: summary.skippedComponents,
     skippedEntries: summary.skippedEntries,

@@ -7,6 +7,7 @@ import { dataHealthRouter } from './data-health';
 import { portfoliosRouter } from './portfolios';
 import { subjectsRouter } from './subjects';
 import { decisionsRouter } from './decisions';
+import { vexRouter } from './vex';
 import { jobsRouter } from './jobs';
 import { surveysRouter } from './surveys';
 import { reportsRouter } from './reports';
@@ -41,4 +42,5 @@ export const routers = [
   portfoliosRouter,
   subjectsRouter,
   decisionsRouter,
+  vexRouter,
 ];

@@ -12,6 +12,7 @@ export interface ScopedDecision extends NormalScope {
   state: StoredState;
   justification: string | null;
   response: string[];
+  detail: string | null;
   expires: string | null;
   decided_at: string;
 }
@@ -85,10 +86,15 @@ function findingOfRow(subject: string, kind: string, data: JsonObject): ScoredFi
 /** A decision as a report entry carries it. */
 export type EntryDecision = { id: string; state: StoredState; justification: string | null; response: string[]; expires: string | null; suppressed: boolean };
 
+/** The decision an analysis row (its kind and data) falls under, or null. */
+export function rowDecision(index: DecisionIndex, subject: string, kind: string, data: JsonObject): ScopedDecision | null {
+  const finding = findingOfRow(subject, kind, data);
+  return finding && decisionOf(index, finding);
+}
+
 /** The decision a report entry (its analysis row's kind and data) falls under, as the entry carries it; null when none. */
 export function entryDecision(index: DecisionIndex, subject: string, kind: string, data: JsonObject, now: Date): EntryDecision | null {
-  const finding = findingOfRow(subject, kind, data);
-  const d = finding && decisionOf(index, finding);
+  const d = rowDecision(index, subject, kind, data);
   if (!d) return null;
   return { id: d.id, state: d.state, justification: d.justification, response: d.response, expires: d.expires, suppressed: suppresses(d, now) };
 }

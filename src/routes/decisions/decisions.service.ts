@@ -10,7 +10,7 @@ import type { DecisionChange } from '../../project/decisions';
 import type { Assessment, FindingScope } from '../../triage/decision';
 
 /** The person deciding, as the decision names them. */
-async function deciderOf(env: Env, by: Changer): Promise<JsonObject> {
+export async function deciderOf(env: Env, by: Changer): Promise<JsonObject> {
   const profile = await getProfile(controlDb(env.DB), by.principal.userId);
   return { id: profile.id, email: profile.email, kind: by.principal.kind };
 }
