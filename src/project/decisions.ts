@@ -252,3 +252,15 @@ export function expiryReported(state: ProjectState, through: string): void {
 export function decisionsChangedSince(state: ProjectState, since: string, now = new Date()): boolean {
   return state.sql.exec('SELECT 1 FROM decisions WHERE decided_at > ?1 OR (expires IS NOT NULL AND expires > ?1 AND expires <= ?2) LIMIT 1', since, now.toISOString()).toArray().length > 0;
 }
+
+/** A moment a decision changed what it covers: a new version, or an acceptance that ended (by now). */
+export type DecisionMoment = { at: string; type: 'vulnerability' | 'crypto'; subject: string | null };
+
+export function decisionMoments(state: ProjectState, now = new Date()): DecisionMoment[] {
+  return state.sql.exec<DecisionMoment>(
+    `SELECT decided_at AS at, finding_type AS type, subject FROM decisions
+     UNION ALL SELECT expires AS at, finding_type AS type, subject FROM decisions WHERE expires IS NOT NULL AND expires <= ?1`,
+    now.toISOString(),
+  ).toArray();
+}
+

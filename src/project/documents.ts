@@ -15,6 +15,7 @@ import { retentionEnded } from './erasure';
 import type { ProjectState } from './state';
 import { record, requireReport, type ReportRow } from './reports';
 import { jobs, renderWork, reportDocuments, reports } from './schema';
+import { decisionMoments, type DecisionMoment } from './decisions';
 
 export interface RenderMessage {
   projectId: string;
@@ -208,10 +209,24 @@ export function documentOf(state: ProjectState, reportId: string, format: Docume
 }
 
 export interface StaleReason {
-  reason: 'analysis_version' | 'template_version' | 'source_replaced';
+  reason: 'analysis_version' | 'template_version' | 'source_replaced' | 'decision_changed';
   rendered_with?: string;
   current?: string;
   replaced_by?: string;
+  decided_at?: string;
+}
+
+/** The finding type a report's entries are decided by (the CBOM and posture reports carry no decisions). */
+const DECIDED_TYPE: Record<string, DecisionMoment['type'] | undefined> = { composition: 'vulnerability', 'pqc-inventory': 'crypto' };
+
+/** The last moment after `renderedAt` a decision changed what the report's findings show, or null. */
+function decisionChangedAfter(moments: DecisionMoment[], report: ReportRow, renderedAt: string): string | null {
+  const type = DECIDED_TYPE[report.type];
+  let last: string | null = null;
+  for (const m of moments) {
+    if (m.type === type && (m.subject === null || m.subject === report.subject) && m.at > renderedAt && (!last || m.at > last)) last = m.at;
+  }
+  return last;
 }
 
 /** The surveys of `parentId` and of every survey that regenerated it, transitively. */
@@ -248,6 +263,7 @@ export function staleDocuments(state: ProjectState, query: { parentId?: string; 
     const sourceReplaced = report.sourceSurveyId !== report.surveyId ? replacedBy(report.sourceSurveyId) : undefined;
     return replacedBy(report.surveyId) ?? (sourceReplaced !== report.surveyId ? sourceReplaced : undefined);
   };
+  const moments = decisionMoments(state);
   const stale: JsonObject[] = [];
   for (const { document, report } of rows) {
     const reasons: StaleReason[] = [];
@@ -256,6 +272,9 @@ export function staleDocuments(state: ProjectState, query: { parentId?: string; 
     if (template !== undefined && document.templateVersion !== template) reasons.push({ reason: 'template_version', rendered_with: document.templateVersion, current: String(template) });
     const replaced = report.type === POSTURE ? replacedBy(report.id) : surveyReplaced(report);
     if (replaced) reasons.push({ reason: 'source_replaced', replaced_by: replaced });
+    // Reports show decisions as they are read; a rendered document shows them as they were.
+    const decidedAt = decisionChangedAfter(moments, report, document.renderedAt);
+    if (decidedAt) reasons.push({ reason: 'decision_changed', decided_at: decidedAt });
     if (!reasons.length) continue;
     stale.push({
       survey_id: report.surveyId, report_id: report.id, report_type: report.type, format: document.format,

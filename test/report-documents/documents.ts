@@ -306,6 +306,29 @@ describe('stale projections (spec 4.10 rule 1)', () => {
     });
   });
 
+  it('a decision about a report\'s findings after its documents were rendered makes them stale; one about another subject does not', async () => {
+    const decide = async (finding: unknown) => {
+      const res = await api(`${P(t.projectId)}/v1/decision`, { token: t.token, body: { finding, state: 'in_triage' } });
+      expect(res.status).toBe(201);
+      return json(res);
+    };
+    const withdraw = (id: string) => api(`${P(t.projectId)}/v1/decision/${id}`, { token: t.token, method: 'DELETE' });
+    const elsewhere = await decide({ type: 'crypto', algorithm: 'RSA', subject: 'another-app' });
+    expect(await json(await stale())).toEqual([]);
+    const here = await decide({ type: 'crypto', algorithm: 'RSA', subject: 'vault <svc>' });
+    const entries = await json(await stale());
+    // The post-quantum inventory's documents: its findings are the cryptographic ones (the CBOM's carry no decisions).
+    const pqcReport = reportOf(survey, 'pqc-inventory').id;
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) expect(entry).toMatchObject({ report_id: pqcReport, reasons: [{ reason: 'decision_changed', decided_at: here.decided_at }] });
+    // Rendered again after the decision (as a regeneration would), they are current; the decisions are withdrawn for the tests after this one.
+    await runInDurableObject(projectStub(env, t.projectId), (_i, state) => state.storage.sql.exec('UPDATE report_documents SET rendered_at = ? WHERE report_id = ?', new Date(Date.now() + 60_000).toISOString(), pqcReport));
+    expect(await json(await stale())).toEqual([]);
+    await withdraw(here.id);
+    await withdraw(elsewhere.id);
+    await runInDurableObject(projectStub(env, t.projectId), (_i, state) => state.storage.sql.exec('UPDATE report_documents SET rendered_at = ? WHERE report_id = ?', new Date(Date.now() + 120_000).toISOString(), pqcReport));
+  });
+
   it('a survey replaced by a regenerated one makes its documents stale; parentId narrows to that survey and its versions', async () => {
     const other = await analysed(t, hostileCbom('other-app'));
     const regen = await api(`${P(t.projectId)}/v1/report/${pqc}/regenerate`, { token: t.token, method: 'POST' });

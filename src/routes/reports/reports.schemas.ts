@@ -96,10 +96,11 @@ export const StaleQuery = z.object({
 });
 
 const StaleReason = z.object({
-  reason: z.enum(['analysis_version', 'template_version', 'source_replaced']),
+  reason: z.enum(['analysis_version', 'template_version', 'source_replaced', 'decision_changed']),
   rendered_with: z.string().optional(),
   current: z.string().optional(),
   replaced_by: z.uuid().optional().openapi({ description: 'The regenerated survey that replaced the source survey.' }),
+  decided_at: z.string().optional().openapi({ description: 'The last change of a decision about the report\'s findings after the document was rendered (a new version, or an acceptance that ended).' }),
 });
 
 export const StaleDocuments = z.array(z.object({
