@@ -252,12 +252,15 @@ describe('what a decision changes', () => {
     const severity = found.section as string;
     expect(found.decision).toBeUndefined();
     expect(before.suppressed).toBeUndefined();
+    // The subject's first survey: every finding is new, and none is decided.
+    expect(before.undecided).toEqual({ findings: before.findings, new: before.findings });
 
     const decision = await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-p6mc-m468-83gw', package: 'pkg:npm/lodash' }, state: 'not_affected', justification: 'requires_configuration' });
     const after = (await report('/summary')).headline;
     expect(after.findings).toBe(before.findings - 1);
     expect(after.severities[severity]).toBe(before.severities[severity] - 1);
     expect(after.suppressed).toEqual({ findings: 1, severities: { ...Object.fromEntries(Object.keys(before.severities).map((k) => [k, 0])), [severity]: 1 } });
+    expect(after.undecided).toEqual({ findings: before.findings - 1, new: before.findings - 1 });
     const page = await report(`/section/${severity}?limit=1000`);
     const marked = page.entries.filter((e: any) => e.decision);
     expect(marked.map((e: any) => [e.advisory_id, e.decision])).toEqual([['GHSA-p6mc-m468-83gw', {
@@ -269,6 +272,10 @@ describe('what a decision changes', () => {
     const figures = (await compositionOf(later.surveyId)).metadata.figures;
     expect(figures.severities[severity]).toBe(before.severities[severity] - 1);
     expect(figures.suppressed).toEqual(after.suppressed);
+    // Its report says what is left to triage, and that none of it is new (left-pad brings no advisory).
+    const laterReport = (await compositionOf(later.surveyId)).id;
+    const laterHeadline = (await json(await api(`${P(t.projectId)}/v1/report/${laterReport}/summary`, { token: t.token }))).headline;
+    expect(laterHeadline.undecided).toEqual({ findings: before.findings - 1, new: 0 });
     await settleScoring(t);
 
     await withdrawAll();

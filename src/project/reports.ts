@@ -56,30 +56,44 @@ export function summary(state: ProjectState, reportId: string): JsonObject {
 /**
  * The headline as of now: the counts of findings by section (pqc-inventory) or severity (composition)
  * leave out what today's decisions suppress, counted apart in `suppressed`, as the report consumer
- * counted them when the report was produced. Read from the entries' few fields, not their records.
+ * counted them when the report was produced; `undecided` counts the findings no decision covers, and
+ * of them the ones new since the subject's previous report (the triage queue's share of this report).
+ * Read from the entries' few fields, not their records.
  */
 function decidedHeadline(state: ProjectState, report: ReportRow): JsonObject {
   const headline = (report.summary.headline ?? {}) as JsonObject;
   const kind = FINDING_KIND[report.type];
+  if (!kind) return headline;
   const index = decisionIndex(state);
-  if (!kind || (!hasDecisions(index) && !headline.suppressed)) return headline;
   const by = report.type === 'composition' ? 'severities' : 'sections';
+  const changes = (headline.changes ?? null) as JsonObject | null;
+  const sum = (counts: unknown) => Object.values((counts ?? {}) as Record<string, number>).reduce((a, b) => a + b, 0);
+  if (!hasDecisions(index) && !headline.suppressed) return { ...headline, undecided: { findings: sum(headline[by]), new: sum(changes?.new) } };
+  const previous = typeof changes?.previous_report_id === 'string' ? changes.previous_report_id : null;
   const counted: Record<string, number> = Object.fromEntries(Object.keys((headline[by] ?? {}) as JsonObject).map((k) => [k, 0]));
   const suppressed: Record<string, number> = { ...counted };
+  const undecided = { findings: 0, new: 0 };
   const now = new Date();
-  for (const row of state.sql.exec<{ section: string; advisory_id: string | null; purl: string | null; version: string | null; ecosystem: string | null; aliases: string | null; key: string | null; name: string | null; family: string | null; qv: number | null }>(
+  for (const row of state.sql.exec<{ section: string; advisory_id: string | null; purl: string | null; version: string | null; ecosystem: string | null; aliases: string | null; key: string | null; name: string | null; family: string | null; qv: number | null; seen: number }>(
     `SELECT section, json_extract(data, '$.advisory_id') AS advisory_id, json_extract(data, '$.purl') AS purl, json_extract(data, '$.version') AS version,
        json_extract(data, '$.ecosystem') AS ecosystem, json_extract(data, '$.aliases') AS aliases, json_extract(data, '$.key') AS key,
-       json_extract(data, '$.name') AS name, json_extract(data, '$.family') AS family, json_extract(data, '$.quantumVulnerable') AS qv
-     FROM report_entries WHERE report_id = ?`, report.id)) {
+       json_extract(data, '$.name') AS name, json_extract(data, '$.family') AS family, json_extract(data, '$.quantumVulnerable') AS qv,
+       (?2 IS NULL OR EXISTS (SELECT 1 FROM report_entries o WHERE o.report_id = ?2 AND o.key = e.key)) AS seen
+     FROM report_entries e WHERE report_id = ?1`, report.id, previous)) {
     const data: JsonObject = { ...row, aliases: row.aliases ? JSON.parse(row.aliases) as string[] : [], quantumVulnerable: row.qv === 1 };
-    const into = entryDecision(index, report.subject, kind, data, now)?.suppressed ? suppressed : counted;
+    const decision = entryDecision(index, report.subject, kind, data, now);
+    const into = decision?.suppressed ? suppressed : counted;
     into[row.section] = (into[row.section] ?? 0) + 1;
+    if (!decision) {
+      undecided.findings++;
+      // With no previous report, every finding is new (as the changes count them).
+      if (!previous || !row.seen) undecided.new++;
+    }
   }
   const { suppressed: _then, ...rest } = headline;
   return {
     ...rest, [by]: counted, ...(report.type === 'composition' ? { findings: Object.values(counted).reduce((a, b) => a + b, 0) } : {}),
-    ...suppressedFigure(suppressed, by),
+    ...suppressedFigure(suppressed, by), undecided,
   };
 }
 

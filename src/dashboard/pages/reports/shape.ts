@@ -161,6 +161,12 @@ export function figuresOf(headline: Record<string, unknown>): Figure[] {
   const figures: Figure[] = [];
   for (const [name, value] of Object.entries(headline)) {
     if (name === 'changes') continue;
+    if (name === 'undecided' && value && typeof value === 'object') {
+      // The triage queue's share: findings no decision covers, and how many of them are new since the last survey.
+      const { findings = 0, new: fresh = 0 } = value as { findings?: number; new?: number };
+      figures.push({ label: 'Undecided', value: fresh ? `${findings} (${fresh} new)` : findings });
+      continue;
+    }
     if (typeof value === 'number' || typeof value === 'string' || value === null) figures.push({ label: figureLabel(name), value });
     else if (value && typeof value === 'object' && !Array.isArray(value)) {
       const parts = Object.entries(value as Record<string, unknown>).filter((e): e is [string, number] => typeof e[1] === 'number').map(([label, n]) => ({ label: humanize(label), value: n }));
