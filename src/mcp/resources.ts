@@ -1,11 +1,12 @@
 // The documentation an assistant may read with the docs scope: the interface specification, the
-// OpenAPI document, the CLI guide, how to produce the inputs, and how scores and findings are computed.
+// OpenAPI document, the CLI guide, how to produce the inputs, how scores and findings are computed, and triage.
 import type { McpServer } from '@modelcontextprotocol/server';
 import analysisGuide from '../../docs/analysis.md';
 import cliGuide from '../../docs/cli.md';
 import inputsGuide from '../../docs/inputs.md';
 import specification from '../../docs/posture-api.md';
 import scoringGuide from '../../docs/scoring.md';
+import triageGuide from '../../docs/triage.md';
 import { ApiError } from '../lib/errors';
 import type { ToolContext } from './context';
 import { apiBaseUrl } from './oauth';
@@ -34,6 +35,8 @@ export const DOCUMENTS: readonly Doc[] = [
     description: 'The three axes, penalties, bands, portfolio weighting, ranked fixes and simulation, with a worked example.', text: () => scoringGuide },
   { name: 'analysis', uri: 'posture://docs/analysis.md', title: 'How findings are made', mimeType: 'text/markdown',
     description: 'Cryptography classification (sections, deadlines, CNSA 2.0) with sources, and vulnerability matching.', text: () => analysisGuide },
+  { name: 'triage', uri: 'posture://docs/triage.md', title: 'Triage: decisions about findings and VEX', mimeType: 'text/markdown',
+    description: 'Decision states, scopes and what suppression changes; the triage queue; VEX import and export with the CycloneDX and OpenVEX mapping.', text: () => triageGuide },
 ];
 
 export function registerResources(server: McpServer, context: ToolContext): void {
