@@ -12,6 +12,9 @@
 // objects that outlived a scavenge and died later, where the old generation's garbage comes from).
 // PROFILE=1 records a CPU profile of the Worker's isolate (the consumer and the project object run there)
 // over each synthetic bundle's survey and prints where the time went; profiling slows what it measures.
+// With the 20,000-component SBOM selected (and unless DECISIONS=0), the cost of decisions (issue 23):
+// a 10,000-statement CycloneDX VEX imported (5,000 of its statements decide about the survey's
+// findings, 5,000 match nothing), and the same SBOM surveyed as a new subject before and after.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -83,6 +86,7 @@ try {
   profiler?.close();
   printRuns(rows);
   if (big20k) await printReads(service, headers, big20k);
+  if (big20k && process.env.DECISIONS !== '0') await printDecisionCost(service, pass, headers, sbom20k);
   if (BIG) {
     const results = [];
     for (const mb of BIG_SIZES) {
@@ -515,3 +519,54 @@ function printBigTargets(results) {
       + `${missed.length ? `MISSED at ${missed.map((s) => s.name).join(', ')}` : 'met at every step'}`);
   }
 }
+
+/** The survey's vulnerability findings, from the triage queue (all undecided before the import). */
+async function undecidedVulnerabilities(svc, headers) {
+  const findings = [];
+  for (let after = null; ;) {
+    const page = await (await fetch(`${svc.P}/v1/triage?type=vulnerability&limit=1000${after ? `&after=${encodeURIComponent(after)}` : ''}`, { headers })).json();
+    findings.push(...page.findings);
+    if (!page.next) return findings;
+    after = page.next;
+  }
+}
+
+/**
+ * A CycloneDX VEX of `count` statements: the first half about the findings (each a decision of its own:
+ * a VERS range of every version but a distinct one), the rest about advisories nothing here has.
+ */
+function decisionsVex(findings, count) {
+  const vulnerabilities = Array.from({ length: count }, (_, i) => {
+    if (i >= count / 2 || !findings.length) return { id: `CVE-2099-${100000 + i}`, analysis: { state: 'in_triage' }, affects: [{ ref: 'pkg:npm/nothing-here@1.0.0' }] };
+    const f = findings[i % findings.length];
+    const type = f.package.slice(4, f.package.indexOf('/'));
+    return { id: f.advisory_id, analysis: { state: 'in_triage', detail: `bench ${i}` }, affects: [{ ref: f.package.split('@').slice(0, -1).join('@') || f.package, versions: [{ range: `vers:${type}/>=0|!=999.0.${i}` }] }] };
+  });
+  return { bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { timestamp: new Date().toISOString(), supplier: { name: 'bench' } }, vulnerabilities };
+}
+
+async function printDecisionCost(svc, pass, headers, file) {
+  const survey = async (target) => {
+    await until(() => quiet(svc, headers), 'background work did not finish in 5 minutes', 300_000, 250);
+    const { surveyId } = await cli(['upload', file, '--api', svc.base, '--project', svc.projectId, '--target', target, '--wait', '--timeout', '600'], pass);
+    const job = await (await fetch(`${svc.P}/v1/job/${surveyId}`, { headers })).json();
+    return Date.parse(job.finished_at) - Date.parse(job.steps.find((s) => s.step_type === 'UPLOAD').finished_at);
+  };
+  const before = [await survey('decisions-before-1'), await survey('decisions-before-2')];
+  await until(() => quiet(svc, headers), 'background work did not finish in 5 minutes', 300_000, 250);
+  const findings = await undecidedVulnerabilities(svc, headers);
+  const vex = JSON.stringify(decisionsVex(findings, 10_000));
+  const started = performance.now();
+  const res = await fetch(`${svc.P}/v1/vex`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: vex });
+  const importMs = performance.now() - started;
+  const answer = await res.json();
+  if (res.status !== 200) throw new Error(`VEX import answered ${res.status}: ${JSON.stringify(answer)}`);
+  const total = (await (await fetch(`${svc.P}/v1/decision?limit=1`, { headers })).json()).pagination.total;
+  const after = [await survey('decisions-after-1'), await survey('decisions-after-2')];
+  const [b, a] = [Math.min(...before), Math.min(...after)];
+  console.log('\nDecisions (issue 23): a 10,000-statement VEX and the 20,000-component survey with them in place');
+  console.log(`  VEX import: ${(vex.length / 2 ** 20).toFixed(1)} MiB, ${answer.statements} statements: applied ${answer.applied}, not matched ${answer.not_matched}, in ${importMs.toFixed(0)} ms (target < 5000 ms: ${importMs < 5000 ? 'met' : 'MISSED'})`);
+  console.log(`  decisions in the project: ${total} (about ${findings.length} findings in the survey)`);
+  console.log(`  20,000-component survey end to end: ${before.join(' / ')} ms without decisions, ${after.join(' / ')} ms with them: best ${b} -> ${a} ms, ${(((a - b) / b) * 100).toFixed(1)}% (target at most +10%: ${a <= b * 1.1 ? 'met' : 'MISSED'})`);
+}
+

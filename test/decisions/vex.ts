@@ -160,6 +160,18 @@ describe('VEX import: OpenVEX, sources, and documents that are not valid', () =>
     expect((await log4shellEntry(t, await compositionReport(t, survey))).decision).toMatchObject({ id: other.results[0].decision_id, state: 'resolved', suppressed: true });
   });
 
+  it('writes many decisions from one document in one go, and rescores once', async () => {
+    const statements = Array.from({ length: 60 }, (_, i) => ({
+      id: 'CVE-2021-44228', analysis: { state: 'in_triage', detail: `range ${i}` },
+      affects: [{ ref: 'pkg:maven/org.apache.logging.log4j/log4j-core', versions: [{ range: `vers:maven/>=2.0|!=2.${i}.99` }] }],
+    }));
+    const many = await imported(t, { bomFormat: 'CycloneDX', specVersion: '1.5', version: 1, metadata: { timestamp: '2026-02-01T00:00:00Z', supplier: { name: 'Many' } }, vulnerabilities: statements });
+    expect(counts(many)).toEqual({ applied: 60 });
+    expect(new Set(many.results.map((r: any) => r.decision_id)).size).toBe(60);
+    const listed = await json(await api(`${P(t.projectId)}/v1/decision?limit=1`, { token: t.token }));
+    expect(listed.decisions[0]).toMatchObject({ source: { author: 'Many', format: 'cyclonedx' }, finding: { version_range: expect.stringMatching(/^vers:maven\/>=2\.0\|!=2\.\d+\.99$/) } });
+  });
+
   it('matches products and subcomponents by package URL, and says which match nothing here', async () => {
     const answer = await imported(t, fixture('go-vex__v0.2.0'));
     expect(counts(answer)).toEqual({ not_matched: 10 });
