@@ -10,12 +10,22 @@ import { parseFailOn, useColor } from './lib/figures.mjs';
 import { createOutput, formatSize } from './lib/progress.mjs';
 import { fetchRuntimeSettings } from './lib/runtime.mjs';
 import { runUpload } from './lib/upload.mjs';
+import { DECISION_FILTERS, decisionRow, listDecisions, readVexFile, table, vexReport } from './lib/triage.mjs';
 import { VERSION } from './lib/version.mjs';
 
 const HELP = `posture ${VERSION}: upload bundles to the posture analysis service
 
 Usage:
   posture upload PATH [options]
+  posture decisions list [--state S] [--type T] [--advisory ID] [--package PURL]
+                         [--subject NAME] [--limit N] [--json]
+  posture vex import FILE [--json]
+
+The decisions and vex commands read and decide with an API token (env
+POSTURE_TOKEN, or --token): reading needs project:view, importing project:edit.
+'decisions list' prints the project's current decisions, newest first;
+'vex import' applies a CycloneDX or OpenVEX document (docs/triage.md) once (a
+retry of the same file is answered from the first import).
 
 PATH is a CycloneDX JSON file (or a .tar.gz/.zip bundle), uploaded as is, or a
 directory, packed into a .tar.gz with its *.json files, runtime/*.jsonl and a
@@ -31,6 +41,7 @@ Options:
   --api URL           service address (env POSTURE_API)
   --project ID        project id (env POSTURE_PROJECT; default: the pass's project)
   --pass PASS         upload pass (env POSTURE_PASS, preferred: flags show in ps)
+  --token TOKEN       API token for decisions and vex (env POSTURE_TOKEN, preferred)
   --runtime           start a RUNTIME_SURVEY (default INVENTORY_SURVEY) and apply
                       the service's runtime settings (see above)
   --target NAME       the subject surveyed (survey target, manifest subject)
@@ -74,6 +85,13 @@ const OPTIONS = {
   'fail-on': { type: 'string', multiple: true },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
+  token: { type: 'string' },
+  state: { type: 'string' },
+  type: { type: 'string' },
+  advisory: { type: 'string' },
+  package: { type: 'string' },
+  subject: { type: 'string' },
+  limit: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 };
@@ -101,7 +119,7 @@ const OPTIONS = {
 /**
  * @param {string[]} argv
  * @param {NodeJS.ProcessEnv} env
- * @returns {{ command: 'help' } | { command: 'version' } | UploadArgs}
+ * @returns {{ command: 'help' } | { command: 'version' } | UploadArgs | TriageArgs}
  */
 function parse(argv, env) {
   let parsed;
@@ -119,6 +137,7 @@ function parse(argv, env) {
 
   const [command, ...rest] = parsed.positionals;
   if (!command) throw new UsageError('missing command: posture upload PATH (see posture --help)');
+  if (command === 'decisions' || command === 'vex') return parseTriage(command, rest, values, env);
   if (command !== 'upload') throw new UsageError(`unknown command '${command}' (see posture --help)`);
   if (rest.length !== 1) throw new UsageError(rest.length ? `upload takes one PATH, got ${rest.length}` : 'upload: missing PATH');
 
@@ -150,6 +169,72 @@ function parse(argv, env) {
     // The figures exist only once the survey completes: --fail-on waits for it.
     wait: Boolean(values.wait) || failOn.length > 0, failOn, timeoutMs: timeoutSeconds * 1000, json: Boolean(values.json),
   };
+}
+
+/**
+ * @typedef {object} TriageArgs
+ * @property {'decisions list' | 'vex import'} command
+ * @property {string} api
+ * @property {string} token
+ * @property {string} projectId
+ * @property {Record<string, string>} filters
+ * @property {number} limit
+ * @property {string} [file]
+ * @property {boolean} json
+ */
+
+/**
+ * `decisions list` and `vex import`, which read and decide with an API token.
+ * @param {string} command
+ * @param {string[]} rest
+ * @param {Record<string, string | boolean | string[] | undefined>} values
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {TriageArgs}
+ */
+function parseTriage(command, rest, values, env) {
+  const [sub, ...operands] = rest;
+  const wanted = command === 'decisions' ? 'list' : 'import';
+  if (sub !== wanted) throw new UsageError(`${command}: expected '${command} ${wanted}'${sub ? `, not '${sub}'` : ''} (see posture --help)`);
+  if (command === 'vex' && operands.length !== 1) throw new UsageError(operands.length ? `vex import takes one FILE, got ${operands.length}` : 'vex import: missing FILE');
+  if (command === 'decisions' && operands.length) throw new UsageError(`decisions list takes no operand: ${operands[0]}`);
+  const str = (/** @type {string} */ name) => /** @type {string | undefined} */ (values[name]) || undefined;
+  const api = str('api') || env.POSTURE_API;
+  if (!api) throw new UsageError('missing --api (or POSTURE_API)');
+  normalizeApi(api);
+  const token = str('token') || env.POSTURE_TOKEN;
+  if (!token) throw new UsageError(`${command} ${wanted} reads with an API token: set POSTURE_TOKEN (or --token)`);
+  const projectId = str('project') || env.POSTURE_PROJECT;
+  if (!projectId) throw new UsageError('missing --project (or POSTURE_PROJECT)');
+  /** @type {Record<string, string>} */
+  const filters = {};
+  for (const [flag, param] of Object.entries(DECISION_FILTERS)) if (str(flag)) filters[param] = /** @type {string} */ (str(flag));
+  let limit = Infinity;
+  if (values.limit !== undefined) {
+    limit = Number(values.limit);
+    if (!(Number.isInteger(limit) && limit > 0)) throw new UsageError(`--limit: not a whole number above 0: ${values.limit}`);
+  }
+  return { command: /** @type {TriageArgs['command']} */ (`${command} ${wanted}`), api, token, projectId, filters, limit, file: operands[0], json: Boolean(values.json) };
+}
+
+/**
+ * @param {TriageArgs} args
+ * @returns {Promise<number>} the exit code
+ */
+async function runTriage(args) {
+  const client = new ServiceClient({ api: args.api, projectId: args.projectId, pass: args.token });
+  if (args.command === 'vex import') {
+    const { document, idempotencyKey } = await readVexFile(/** @type {string} */ (args.file));
+    const answer = await client.json('importing the VEX document', 'POST', 'v1/vex', document, { idempotencyKey });
+    process.stdout.write(args.json ? `${JSON.stringify(answer)}\n` : `${vexReport(answer)}\n`);
+    return 0;
+  }
+  const rows = [];
+  for await (const decision of listDecisions(client, args.filters, args.limit)) {
+    if (args.json) process.stdout.write(`${JSON.stringify(decision)}\n`);
+    else rows.push(decisionRow(decision));
+  }
+  if (!args.json) process.stdout.write(rows.length ? `${table(rows)}\n` : 'no decisions\n');
+  return 0;
 }
 
 /** @param {NodeJS.ProcessEnv} env */
@@ -186,6 +271,7 @@ async function main(argv, env) {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     }
+    if (args.command !== 'upload') return await runTriage(args);
     output = createOutput({ json: args.json, color: useColor(process.stdout, env) });
     const { path: input, runtime, target, tag, ciRunId, ciUrl, notes } = args;
     const client = new ServiceClient({ api: args.api, projectId: args.projectId, pass: args.pass });

@@ -6,6 +6,7 @@ import { encryptChallenge, readPass } from '../cli/lib/challenge.mjs';
 import { SseParser } from '../cli/lib/events.mjs';
 import { RETRY, retryAfterMs } from '../cli/lib/http.mjs';
 import { formatPair } from '../cli/lib/progress.mjs';
+import { decisionRow, findingText, table, vexReport } from '../cli/lib/triage.mjs';
 import { mintPass } from './fake-service.mjs';
 
 /** Feeds `chunks` to a parser and returns what it dispatched. */
@@ -90,3 +91,43 @@ describe('sizes', () => {
     expect(formatPair(1024 ** 3, 5 * 1024 ** 3)).toBe('1.0/5.0 GiB');
   });
 });
+
+describe('triage output', () => {
+  const decision = {
+    id: '0190a1b2-0000-7000-8000-000000000001', state: 'not_affected', suppressed: true, decided_at: '2026-11-28T10:00:00.000Z',
+    finding: { type: 'vulnerability', advisory_id: 'CVE-2021-44228', package: 'pkg:maven/org.apache.logging.log4j/log4j-core', version: '2.14.1', version_range: null, subject: 'shop' },
+    source: null, decided_by: { id: 'u1', email: 'ana@example.com', kind: 'api_token' },
+  };
+
+  it('names what a decision is about in a few words', () => {
+    expect(findingText(decision.finding)).toBe('CVE-2021-44228 in pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1 in shop');
+    expect(findingText({ type: 'vulnerability', advisory_id: 'GHSA-x', package: 'pkg:npm/a', version: null, version_range: 'vers:npm/<2', subject: null })).toBe('GHSA-x in pkg:npm/a vers:npm/<2');
+    expect(findingText({ type: 'crypto', algorithm: 'RSA', asset: null, subject: null })).toBe('RSA');
+  });
+
+  it('lines decisions up under a header, naming a VEX source or the person', () => {
+    const fromVex = { ...decision, id: 'short', state: 'in_triage', suppressed: false, source: { author: 'Supplier', format: 'openvex' } };
+    const text = table([decisionRow(decision), decisionRow(fromVex)]);
+    const lines = text.split('\n');
+    expect(lines[0]).toMatch(/^ID {36}STATE {22}FINDING/);
+    expect(lines[1]).toContain('not_affected (suppressed)  CVE-2021-44228');
+    expect(lines[1].endsWith('2026-11-28  ana@example.com')).toBe(true);
+    expect(lines[2].endsWith('VEX Supplier')).toBe(true);
+    // Every column starts where the header's does.
+    expect(lines[2].indexOf('in_triage')).toBe(lines[0].indexOf('STATE'));
+  });
+
+  it('reports an import with its counts and the reasons of what it did not apply', () => {
+    const text = vexReport({
+      format: 'cyclonedx', spec_version: '1.4', source: { author: null, document_id: 'urn:uuid:1' }, statements: 2,
+      applied: 1, already_in_place: 0, superseded: 0, not_matched: 1, results_truncated: false,
+      results: [{ statement: 0, vulnerability: 'CVE-1', product: 'a', outcome: 'applied' }, { statement: 1, vulnerability: 'CVE-2', product: 'product-X', outcome: 'not_matched', reason: 'No subject is X.' }],
+    });
+    expect(text.split('\n')).toEqual([
+      'cyclonedx 1.4 from urn:uuid:1: 2 statements',
+      '  applied 1, already in place 0, superseded 0, not matched 1',
+      '  not matched: statement 1 (CVE-2, product-X): No subject is X.',
+    ]);
+  });
+});
+

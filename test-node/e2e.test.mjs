@@ -1,5 +1,6 @@
 // End to end: the real CLI against the real service under `wrangler dev` (local D1, R2, Queues and
 // Durable Objects), with the real fixtures copied into test/fixtures.
+import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import path from 'node:path';
@@ -116,6 +117,53 @@ describe('the upload CLI against wrangler dev', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/token_revoked/);
   }, 60_000);
+});
+
+describe('the triage commands against wrangler dev', () => {
+  it('imports a VEX file once (a retry is answered from the first import) and lists the decision it made', async () => {
+    // Advisories for lodash (the starter set, imported beside the running service as `npm run dev` does), and a survey that finds them.
+    execFileSync(process.execPath, [path.join(root, 'scripts/vulndb-import.mjs'), path.join(root, 'vulndb/starter'), '--persist-to', persistTo, '--quiet']);
+    const dir = await tempDir();
+    const sbom = path.join(dir, 'shop.cdx.json');
+    await writeFile(sbom, JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'application', name: 'vex-shop' } },
+      components: [{ type: 'library', name: 'lodash', version: '4.17.15', purl: 'pkg:npm/lodash@4.17.15' }] }));
+    expect((await upload(sbom)).code).toBe(0);
+    const queue = await call('GET', `/api/v1/project/${project}/v1/triage?type=vulnerability&subject=vex-shop&limit=1`);
+    const [finding] = queue.body.findings;
+    expect(finding).toMatchObject({ advisory_id: expect.any(String), package: 'pkg:npm/lodash@4.17.15' });
+    const file = path.join(dir, 'supplier.openvex.json');
+    await writeFile(file, JSON.stringify({
+      '@context': 'https://openvex.dev/ns/v0.2.0', '@id': 'https://example.com/vex/e2e', author: 'E2E Supplier', timestamp: '2026-11-01T00:00:00Z', version: 1,
+      statements: [{ vulnerability: { name: finding.advisory_id }, products: [{ '@id': finding.package }], status: 'not_affected', justification: 'vulnerable_code_not_present' }],
+    }));
+    const vex = (extra = []) => runCli(['vex', 'import', file, '--api', BASE, '--project', project, ...extra], { POSTURE_TOKEN: session });
+    const first = await vex();
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('openvex 0.2.0 from E2E Supplier: 1 statement');
+    expect(first.stdout).toContain('applied 1, already in place 0, superseded 0, not matched 0');
+    const again = await vex(['--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ applied: 1, already_in_place: 0 });
+
+    const listed = await runCli(['decisions', 'list', '--api', BASE, '--project', project, '--advisory', finding.advisory_id, '--json'], { POSTURE_TOKEN: session });
+    expect(listed.code).toBe(0);
+    const decisions = listed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(decisions).toHaveLength(1);
+    expect(decisions[0]).toMatchObject({ state: 'not_affected', suppressed: true, source: { author: 'E2E Supplier', format: 'openvex' }, finding: { advisory_id: finding.advisory_id } });
+    const readable = await runCli(['decisions', 'list', '--api', BASE, '--project', project, '--limit', '5'], { POSTURE_TOKEN: session });
+    expect(readable.code).toBe(0);
+    expect(readable.stdout).toMatch(/^ID\s+STATE\s+FINDING\s+DECIDED\s+BY\n/);
+    expect(readable.stdout).toContain(`${decisions[0].id}  not_affected (suppressed)`);
+    expect(readable.stdout).toContain('VEX E2E Supplier');
+
+    const noToken = await runCli(['decisions', 'list', '--api', BASE, '--project', project], {});
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toMatch(/POSTURE_TOKEN/);
+    const refused = await runCli(['vex', 'import', file, '--api', BASE, '--project', project], { POSTURE_TOKEN: pass });
+    expect(refused.code).toBe(1);
+    await rm(dir, { recursive: true, force: true });
+  }, 120_000);
 });
 
 /** One GET with the raw bytes as they arrive (Node's http does not decode them). */
