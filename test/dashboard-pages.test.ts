@@ -14,3 +14,4 @@ describe('projects', async () => void (await import('./dashboard-pages/projects'
 describe('reports', async () => void (await import('./dashboard-pages/reports')));
 describe('sign-in', async () => void (await import('./dashboard-pages/sign-in')));
 describe('surveys', async () => void (await import('./dashboard-pages/surveys')));
+describe('triage', async () => void (await import('./dashboard-pages/triage')));

@@ -15,6 +15,7 @@ export const AREAS: readonly Area[] = [
   { path: '/reports', label: 'Reports', scope: 'project' },
   { path: '/portfolios', label: 'Portfolios', scope: 'project', permission: 'project:portfolio:view' },
   { path: '/subjects', label: 'Subjects', scope: 'project' },
+  { path: '/triage', label: 'Triage', scope: 'project' },
   { path: '/data-health', label: 'Data health', scope: 'project' },
   { path: '/credentials', label: 'Credentials', scope: 'project' },
   { path: '/projects', label: 'Projects', scope: 'org' },

@@ -22,6 +22,7 @@ import { portfolioRoutes } from './pages/portfolios/index';
 import { projectRoutes } from './pages/projects';
 import { signInRoutes, SIGNED_OUT_PATHS } from './pages/sign-in';
 import { subjectRoutes } from './pages/subjects';
+import { triageRoutes } from './pages/triage';
 import { messageResponse } from './respond';
 
 const PROJECT_PATH = /^\/projects\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/|$)/i;
@@ -72,6 +73,7 @@ export function dashboardApp(entry: Entry) {
   app.route('/', settingsRoutes);
   app.route('/', portfolioRoutes);
   app.route('/', subjectRoutes);
+  app.route('/', triageRoutes);
   app.route('/', projectRoutes);
 
   app.onError((error, c) => {

@@ -5,6 +5,7 @@ import type { Child } from 'hono/jsx';
 import { Empty, Pager, Table, Tag, Time } from '../../components/common';
 import { hx } from '../../components/shell';
 import { formatCount } from '../../format';
+import { DecisionTag, decisionHref } from '../triage';
 import {
   cellsOf, changesOf, plural, COLUMN_LABELS, figuresOf, FORMAT_LABELS, formatBytes, humanize, listSections, PAGE_ROWS, paths, REASON_TEXT, RENDERED_FORMATS, withQuery,
   type Brief, type Download, type Entry, type Job, type Moved, type Provenance, type ReportType, type StaleDocument, type Summary,
@@ -75,9 +76,17 @@ export function SearchForm(props: { projectId: string; reportId: string; nonce: 
   );
 }
 
-function EntryTable(props: { type: ReportType; entries: Entry[]; caption: Child; withSection?: boolean }) {
+/** The decision an entry carries (report entries are marked when read, docs/triage.md). */
+function decisionOf(entry: Entry): { id: string; state: string; suppressed: boolean } | null {
+  const d = (entry as Record<string, unknown>).decision as { id?: unknown; state?: unknown; suppressed?: unknown } | undefined;
+  return d && typeof d.id === 'string' && typeof d.state === 'string' ? { id: d.id, state: d.state, suppressed: d.suppressed === true } : null;
+}
+
+function EntryTable(props: { projectId: string; type: ReportType; entries: Entry[]; caption: Child; withSection?: boolean }) {
   const labels = COLUMN_LABELS[props.type] ?? COLUMN_LABELS['pqc-inventory'];
-  const rows = props.entries.map((e) => ({ entry: e, cells: cellsOf(props.type, e) }));
+  const rows = props.entries.map((e) => ({ entry: e, cells: cellsOf(props.type, e), decision: decisionOf(e) }));
+  // A column for decisions only where some entry on the page carries one (docs/triage.md).
+  const decided = rows.some((r) => r.decision);
   return (
     <div class="entries">
     <Table
@@ -90,6 +99,7 @@ function EntryTable(props: { type: ReportType; entries: Entry[]; caption: Child;
         { label: labels.extra, cell: (r) => r.cells.extra ?? '' },
         { label: labels.detail, cell: (r) => <span class="small wrap">{r.cells.detail ?? ''}</span> },
         ...(props.type === 'cbom' ? [] : [{ label: labels.count, numeric: true, cell: (r: (typeof rows)[number]) => r.cells.count ?? '' }]),
+        ...(decided ? [{ label: 'Decision', cell: (r: (typeof rows)[number]) => (r.decision ? <DecisionTag state={r.decision.state} suppressed={r.decision.suppressed} href={decisionHref(props.projectId, r.decision.id)} /> : <span class="muted">undecided</span>) }] : []),
       ]}
     />
     </div>
@@ -108,7 +118,7 @@ export function SectionResults(props: { projectId: string; summary: Summary; sec
   const at = (offset: number) => withQuery(report, { section: props.section, offset: offset || null });
   return (
     <>
-      <EntryTable type={props.summary.type} entries={props.entries} caption={<>{name}: {plural(props.total, 'entry', 'entries')}</>} />
+      <EntryTable projectId={props.projectId} type={props.summary.type} entries={props.entries} caption={<>{name}: {plural(props.total, 'entry', 'entries')}</>} />
       <Pager
         label={`Pages of the ${name.toLowerCase()} section`}
         shown={props.entries.length ? `${formatCount(first)}–${formatCount(last)} of ${formatCount(props.total)} in ${name.toLowerCase()}` : `Nothing from ${formatCount(first)} on; the section has ${formatCount(props.total)}`}
@@ -131,7 +141,7 @@ export function SearchResults(props: { projectId: string; summary: Summary; q: s
       <p role="status">{count ? `${formatCount(count)} ${count === 1 ? 'match' : 'matches'} for “${props.q}”${capped}.` : `No entry matches “${props.q}”.`}</p>
       {count ? (
         <>
-          <EntryTable type={props.summary.type} entries={shown} withSection caption={<>Matches for “{props.q}”</>} />
+          <EntryTable projectId={props.projectId} type={props.summary.type} entries={shown} withSection caption={<>Matches for “{props.q}”</>} />
           <Pager
             label="Pages of the matches"
             shown={`${formatCount(props.offset + 1)}–${formatCount(props.offset + shown.length)} of ${formatCount(count)}`}
