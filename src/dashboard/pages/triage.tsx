@@ -133,7 +133,7 @@ async function triagePage(c: DashContext, notice: { error?: string } = {}) {
             caption="Undecided findings, by subject"
             rows={queue.findings.map((f, index) => ({ f, index, cells: findingCells(f) }))}
             columns={[
-              { label: 'Subject', cell: (r) => <span class="wrap">{r.f.subject}</span> },
+              { label: 'Subject', cell: (r) => r.f.subject },
               { label: 'Finding', cell: (r) => r.cells.what },
               { label: 'Where', cell: (r) => r.cells.where },
               { label: 'Weight', cell: (r) => r.cells.weight },
