@@ -205,11 +205,14 @@ describe('what a decision changes', () => {
 
   it('leaves in_triage and exploitable findings counted, and only the version or range decided', async () => {
     const before = row(await rank(), 'pkg:npm/lodash');
-    await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-29mw-wpgm-hmr9' }, state: 'in_triage' });
+    const triaged = await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-29mw-wpgm-hmr9' }, state: 'in_triage' });
     await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-35jh-r3h4-6jhm', package: 'pkg:npm/lodash', version: '4.17.14' }, state: 'false_positive' });
     await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-p6mc-m468-83gw', package: 'pkg:npm/lodash', version_range: 'vers:npm/>=4.17.16|<5' }, state: 'resolved' });
     await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-p6mc-m468-83gw', package: 'pkg:npm/lodash', subject: 'cards' }, state: 'resolved' });
-    expect(row(await rank(), 'pkg:npm/lodash')).toEqual(before);
+    // Still counted; the ranked row shows the decision the finding is under.
+    const after = row(await rank(), 'pkg:npm/lodash');
+    expect(after.findings.find((f: any) => f.finding_key === 'GHSA-29mw-wpgm-hmr9').decision).toEqual({ id: triaged.id, state: 'in_triage' });
+    expect({ ...after, findings: after.findings.map(({ decision: _d, ...f }: any) => f) }).toEqual(before);
     // A range that holds the installed version does suppress it.
     await decideAndScore({ finding: { type: 'vulnerability', advisory_id: 'GHSA-p6mc-m468-83gw', package: 'pkg:npm/lodash', version_range: 'vers:npm/>=4.17.0|<4.17.16' }, state: 'resolved' });
     expect(row(await rank(), 'pkg:npm/lodash').findings.map((f: any) => f.finding_key).sort()).toEqual(['GHSA-29mw-wpgm-hmr9', 'GHSA-35jh-r3h4-6jhm']);
@@ -228,7 +231,10 @@ describe('what a decision changes', () => {
     await runSql(t.projectId, "UPDATE decisions SET expires = '2020-01-01' WHERE id = ?", accepted.id);
     await api(path(t, `/${accepted.id}`), { token: t.token }).then(async (res) => expect((await json(res)).suppressed).toBe(false));
     await decideAndScore({ finding: { type: 'crypto', asset: 'not-an-asset-of-cards' }, state: 'false_positive' });
-    expect((await rank()).find((r) => r.item_key === rsa.item_key)).toEqual(rsa);
+    // Counted again, each finding showing the acceptance that ended.
+    const again = (await rank()).find((r) => r.item_key === rsa.item_key);
+    expect(again.findings.map((f: any) => f.decision)).toEqual(rsa.findings.map(() => ({ id: accepted.id, state: 'exploitable' })));
+    expect({ ...again, findings: again.findings.map(({ decision: _d, ...f }: any) => f) }).toEqual(rsa);
   });
 
   it('marks report entries with the decision they fall under, counts what it suppresses apart, and a later survey\'s figures (the CLI gate) leave it out', async () => {

@@ -287,7 +287,13 @@ export function refreshSubject(state: ProjectState, input: { subject: string; as
   const decisions = input.decisions ?? decisionIndex(state);
   // A finding decided away (not affected, a false positive, resolved, accepted until a date) leaves the scores and the ranked fixes.
   const asOf = new Date(input.asOf);
-  const findings = scoredFindings(evidence, input.asOf).filter((f) => !suppressedBy(decisionOf(decisions, f), asOf));
+  const findings: ScoredFinding[] = [];
+  for (const f of scoredFindings(evidence, input.asOf)) {
+    const decision = decisionOf(decisions, f);
+    if (suppressedBy(decision, asOf)) continue;
+    // A finding decided but still counted (in triage, exploitable) shows its decision on the ranked fix row.
+    findings.push(decision ? { ...f, detail: { ...f.detail, decision: { id: decision.id, state: decision.state } } } : f);
+  }
   const sums: Record<Axis, number> = { pqc: 0, vuln: 0, agility: 0 };
   for (const f of findings) sums[f.axis] += f.penalty;
   state.db.transaction(() => {

@@ -361,18 +361,20 @@ function mergedFinding(model: PortfolioModel, key: string, same: ScoredFinding[]
   const d = same[0]!.detail;
   const axis = same[0]!.axis;
   const subjects = same.length === 1 ? 1 : new Set(same.map((f) => f.subject)).size;
+  // The decision it is under when every instance is under the same one (triage: in triage or exploitable).
+  const decision = d.decision && same.every((f) => (f.detail.decision as JsonObject | undefined)?.id === (d.decision as JsonObject).id) ? { decision: d.decision } : {};
   // No per-finding explanation here: a row can carry thousands of findings; each is explained in its subject's contents and reports.
   // Written out in full rather than spread from common fields: a row can merge thousands.
   if (d.kind === 'advisory') {
     return {
       finding_key: key, axis, points, subjects,
-      advisory_id: d.advisory_id, aliases: d.aliases, summary: d.summary, severity: d.severity, cvss: d.cvss, fixed_version: d.fixed_version,
+      advisory_id: d.advisory_id, aliases: d.aliases, summary: d.summary, severity: d.severity, cvss: d.cvss, fixed_version: d.fixed_version, ...decision,
     };
   }
   if (d.kind === 'library') return { finding_key: key, axis, points, subjects, library: d.library, pqc_since: d.pqc_since, upgrade_to: d.upgrade_to, source: d.source };
   return {
     finding_key: key, axis, points, subjects,
-    name: d.name, asset_type: d.asset_type ?? null, primitive: d.primitive, section: d.section, deadline: d.deadline, replacement: d.replacement,
+    name: d.name, asset_type: d.asset_type ?? null, primitive: d.primitive, section: d.section, deadline: d.deadline, replacement: d.replacement, ...decision,
   };
 }
 

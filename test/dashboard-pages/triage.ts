@@ -80,6 +80,18 @@ describe('the triage queue', () => {
     expect(history).toContain(t.user.email);
   });
 
+  it('shows the decision a ranked fix\'s finding is under, linked to its history', async () => {
+    const [finding] = (await read(`${P(t.projectId)}/v1/triage?type=vulnerability&subject=shop&limit=1`)).findings;
+    const res = await api(`${P(t.projectId)}/v1/decision`, { token: t.token, body: { finding: { type: 'vulnerability', advisory_id: finding.advisory_id }, state: 'exploitable', detail: 'Upgrade next sprint.' } });
+    expect(res.status).toBe(201);
+    const decision = await json(res);
+    await settleScoring(t);
+    const implicit = (await read(`${P(t.projectId)}/v1/portfolio`)).portfolios.find((p: any) => p.is_implicit).portfolio_id;
+    const html = unescape(await expectPage(await page(pages(`/portfolios/${implicit}/fixes`), owner), 200, /Ranked fixes/));
+    expect(html).toContain(`href="/projects/${t.projectId}/decisions/${decision.id}"`);
+    expect(textOf(html)).toContain('exploitable');
+  });
+
   it('shows a Viewer the queue without forms and refuses their decision', async () => {
     const html = await expectPage(await page(pages('/triage'), viewer), 200, 'Triage');
     expect(html).not.toContain('/triage/decide');

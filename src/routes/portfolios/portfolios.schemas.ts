@@ -69,7 +69,7 @@ export const RankQuery = z.object({
 export const RankFlag = z.object({ rank: booleanQuery('rank') });
 
 export const FixRow = z.record(z.string(), z.unknown()).openapi('RankedFixRow', {
-  description: 'One thing a team can do, best first: `rank`, `item_key` (a package URL without version to upgrade, or `algorithm:<name>` to migrate: the family for quantum-vulnerable cryptography, else the normalised name), `kind`, `action`, `gain` (the portfolio score gain, overall and per axis, if this row alone were fixed), `fix_version`, `replacement`, `findings` (each with `finding_key` and the points it is worth), `items`, `occurrences`, `reach` (`count` and `subjects`), `dependencies` (the libraries it bundles). Summary rows have no `items` and at most 10 findings and occurrences (`findings_total`, `occurrences_total` count them all).',
+  description: 'One thing a team can do, best first: `rank`, `item_key` (a package URL without version to upgrade, or `algorithm:<name>` to migrate: the family for quantum-vulnerable cryptography, else the normalised name), `kind`, `action`, `gain` (the portfolio score gain, overall and per axis, if this row alone were fixed), `fix_version`, `replacement`, `findings` (each with `finding_key`, the points it is worth, and `decision` (`id`, `state`) when a decision that keeps it counted, in triage or exploitable, covers it everywhere), `items`, `occurrences`, `reach` (`count` and `subjects`), `dependencies` (the libraries it bundles). Summary rows have no `items` and at most 10 findings and occurrences (`findings_total`, `occurrences_total` count them all).',
 });
 export const RankPage = z.object({ rows: z.array(FixRow), total: z.number().int(), offset: z.number().int(), limit: z.number().int() }).openapi('RankPage');
 

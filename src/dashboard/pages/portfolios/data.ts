@@ -73,6 +73,8 @@ export const CAUSE_MARK: Record<Cause, string> = { survey: 'S', membership: 'M',
 export interface RankFinding {
   finding_key: string; axis: Axis; points: number; subjects: number;
   advisory_id?: string; summary?: string | null; severity?: string | null; library?: string; name?: string | null; section?: string | null;
+  /** The decision keeping it counted (in triage, exploitable), when one covers it everywhere. */
+  decision?: { id: string; state: string };
 }
 export interface RankRow {
   rank: number;

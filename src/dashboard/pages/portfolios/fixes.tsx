@@ -16,6 +16,7 @@ import {
   selectionParams, selectionSize, type Portfolio, type RankPage, type RankRow, type Selection, type Simulation,
 } from './data';
 import { pageLinks, shownText } from './views';
+import { DecisionTag, decisionHref } from '../triage';
 
 const RANK_SIZE = 50;
 const RERANK_SIZE = 25;
@@ -132,7 +133,7 @@ function FixCell(props: { row: RankRow; ticked: boolean }) {
   );
 }
 
-function FindingsCell(props: { row: RankRow; ticked: Set<string> }) {
+function FindingsCell(props: { projectId: string; row: RankRow; ticked: Set<string> }) {
   const { row } = props;
   const total = row.findings_total ?? row.findings.length;
   const open = row.findings.some((f) => props.ticked.has(f.finding_key));
@@ -144,6 +145,7 @@ function FindingsCell(props: { row: RankRow; ticked: Set<string> }) {
           <li>
             <input type="checkbox" class="check" id={`finding-${row.rank}-${i}`} name="finding" value={pairValue(row.item_key, f.finding_key)} checked={props.ticked.has(f.finding_key)} />
             <label for={`finding-${row.rank}-${i}`}> <span class="mono wrap">{f.finding_key}</span> <span class="small muted">({f.axis}, {f.points.toFixed(2)} points{f.severity ? `, ${f.severity}` : ''})</span></label>
+            {f.decision ? <> <DecisionTag state={f.decision.state} suppressed={false} href={decisionHref(props.projectId, f.decision.id)} /></> : null}
           </li>
         ))}
       </ul>
@@ -170,7 +172,7 @@ function LibrariesCell(props: { row: RankRow; ticked: Set<string> }) {
   );
 }
 
-function FixesTable(props: { page: RankPage; selection: Selection }) {
+function FixesTable(props: { projectId: string; page: RankPage; selection: Selection }) {
   const whole = new Set(props.selection.rows);
   const findingsOf = (item: string) => new Set(props.selection.findings.filter(([i]) => i === item).map(([, k]) => k));
   const depsOf = (item: string) => new Set(props.selection.deps.filter(([i]) => i === item).map(([, k]) => k));
@@ -198,7 +200,7 @@ function FixesTable(props: { page: RankPage; selection: Selection }) {
                 <div class="small muted wrap">{row.reach.subjects.slice(0, 3).join(', ')}{row.reach.count > 3 ? ', …' : ''}</div>
               </td>
               <td class="num">{row.gain.overall.toFixed(2)}</td>
-              <td><FindingsCell row={row} ticked={findingsOf(row.item_key)} /></td>
+              <td><FindingsCell projectId={props.projectId} row={row} ticked={findingsOf(row.item_key)} /></td>
               <td><LibrariesCell row={row} ticked={depsOf(row.item_key)} /></td>
             </tr>
           ))}
@@ -258,7 +260,7 @@ export const fixesRoutes = new Hono<DashEnv>()
             <div id="simulation" class="simulation">
               <SimulationView result={result} path={path} keep={withoutRoffset} roffset={roffset} />
             </div>
-            <FixesTable page={page} selection={selection} />
+            <FixesTable projectId={projectId} page={page} selection={selection} />
             <nav class="pager" aria-label="Fix pages">
               <span>{shownText(offset, page.rows.length, page.total, 'fixes')}</span>
               <span class="actions-inline">
