@@ -259,7 +259,7 @@ describe('what the reused contents outlive', () => {
     expect(await storedRowCount(t.projectId, third.id)).toBe(0);
     await drainPurges(t.projectId);
     expect(await allRows(t)).toBe(rows);
-  });
+  }, 60_000); // three surveys and their renders: beside 21 other files, more than the default 20 s
 
   it('a survey of another bundle in between takes the subject\'s contents: the old bundle again is analysed in full', async () => {
     const t = await dataTenant('resurvey-between');

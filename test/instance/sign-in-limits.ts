@@ -5,7 +5,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { clientAddress, PUBLIC_REQUESTS_PER_MINUTE, REGISTRATIONS_PER_HOUR } from '../../src/middleware/public-limits';
-import { API, api, expectError, json, latestLinkToken, uniqueEmail } from '../helpers';
+import { API, api, expectError, json, latestLinkToken, oneMinuteAhead, uniqueEmail } from '../helpers';
 import { pkce, REDIRECT_URI } from '../assistant';
 
 beforeEach(() => {
@@ -23,16 +23,6 @@ const register = (ip: string, body: unknown = { client_name: 'Flood', redirect_u
   exports.default.fetch(new Request(`${API}/oauth/register`, {
     method: 'POST', headers: fromIp(ip, { 'content-type': 'application/json' }), body: typeof body === 'string' ? body : JSON.stringify(body),
   }));
-
-/**
- * The limiter's windows are aligned to the clock minute: near a minute's end the next one is awaited,
- * so that what a test spends and the request it expects refused fall in one window (61 real requests
- * take several seconds on a busy machine).
- */
-async function oneMinuteAhead() {
-  const intoWindow = Date.now() % 60_000;
-  if (intoWindow > 35_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoWindow + 200));
-}
 
 /** Spends an address's allowance of the minute, as 60 earlier requests would have. */
 async function exhaust(key: string) {
