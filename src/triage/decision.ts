@@ -80,8 +80,8 @@ export function normalScope(finding: FindingScope): NormalScope {
   return { type: 'vulnerability', advisory_id: advisory, package: pkg, version, version_range: range, algorithm: null, asset: null, subject };
 }
 
-/** A purl's version where OSV has no ecosystem for it (a generic package). */
-function versionOfPurl(purl: string): string | null {
+/** A purl's version, read from the purl itself (also where OSV has no ecosystem for it: a generic package). */
+export function versionOfPurl(purl: string): string | null {
   const bare = purl.split(/[?#]/)[0]!;
   const at = bare.lastIndexOf('@');
   return at > bare.lastIndexOf('/') ? decodeURIComponent(bare.slice(at + 1)) || null : null;

@@ -6,7 +6,7 @@ import { Validator } from '@cfworker/json-schema';
 import { invalidRequest } from '../lib/errors';
 import { normalizePurl } from '../analysis/components';
 import { parseVers } from '../triage/vers';
-import { DECISION_STATES, JUSTIFICATIONS, RESPONSES, type DecisionState } from '../triage/decision';
+import { DECISION_STATES, JUSTIFICATIONS, RESPONSES, versionOfPurl, type DecisionState } from '../triage/decision';
 import { JUSTIFICATION_OF_OPENVEX, STATE_OF_STATUS, type OpenVexJustification, type OpenVexStatus } from './mapping';
 import openVexSchema from './openvex-0.2.0.schema.json';
 
@@ -219,7 +219,7 @@ function cycloneDxTargets(ref: string, versions: VersionRule[], product: BomComp
   const around = product ? { ...asProduct(product, []), label: product.ref ?? product.name ?? ref } : null;
   const component = (version: string | null, range: string | null): VexComponent => ({ label: ref, purl, version, range });
   // Without versions, the component at the version the document gives it (a BOM lists one version of it).
-  if (!versions.length) return [{ product: around, component: component(inDocument?.version ?? purlVersion(purl), null) }];
+  if (!versions.length) return [{ product: around, component: component(inDocument?.version ?? versionOfPurl(purl), null) }];
   return versions.map((rule) => ({ product: around, component: 'version' in rule ? component(rule.version, null) : component(null, rule.range) }));
 }
 
@@ -300,12 +300,5 @@ function openVexItem(raw: Raw): { label: string; purl: string | null } {
   return { label: id ?? purl ?? text(record(raw.identifiers)?.cpe23) ?? text(record(raw.identifiers)?.cpe22) ?? 'unnamed', purl: purl ? normalizePurl(purl) ?? purl : null };
 }
 
-/** A package URL's version, if it names one. */
-function purlVersion(purl: string): string | null {
-  const bare = purl.split(/[?#]/)[0]!;
-  const at = bare.lastIndexOf('@');
-  return at > bare.lastIndexOf('/') ? decodeURIComponent(bare.slice(at + 1)) || null : null;
-}
-
 /** A package URL as a component: its own version (if it names one) is the version the claim is about. */
-const componentOf = (item: { label: string; purl: string | null }): VexComponent => ({ label: item.label, purl: item.purl!, version: purlVersion(item.purl!), range: null });
+const componentOf = (item: { label: string; purl: string | null }): VexComponent => ({ label: item.label, purl: item.purl!, version: versionOfPurl(item.purl!), range: null });

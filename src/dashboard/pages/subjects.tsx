@@ -9,7 +9,7 @@ import { holds, type DashContext, type DashEnv } from '../context';
 import { formatCount } from '../format';
 import { shellPage } from '../respond';
 import { hrefWith, offsetOf } from './portfolios/data';
-import { formOf } from './portfolios/index';
+import { formOf } from './form';
 import { pageLinks, shownText, subjectHref } from './portfolios/views';
 
 const AREA = 'Subjects';

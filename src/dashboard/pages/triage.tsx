@@ -7,7 +7,7 @@ import { Empty, Notice, PageTitle, Pager, Table, Tag, Time } from '../components
 import { holds, type DashContext, type DashEnv } from '../context';
 import { JUSTIFICATIONS } from '../../triage/decision';
 import { shellPage } from '../respond';
-import { formOf } from './portfolios/index';
+import { formOf } from './form';
 import { withQuery } from './reports/shape';
 
 const AREA = 'Triage';

@@ -12,6 +12,7 @@ import {
   type HistoryRow, type Portfolio, type PortfolioEntry, type State,
 } from './data';
 import { fixesRoutes } from './fixes';
+import { formOf } from '../form';
 import {
   AxisTable, CostliestTable, CreatePortfolioForm, HistorySection, historyTableRows, MembersEditor, pageLinks,
   PortfolioList, shownText, SubjectBreakdown,
@@ -23,11 +24,6 @@ const SUBJECTS_SIZE = 50;
 const HISTORY_SIZE = 50;
 const MEMBERS_SIZE = 100;
 const NOT_YET = new Set(['unscored', 'rescoring']);
-
-export const formOf = async (c: DashContext): Promise<Record<string, string>> => {
-  const body = await c.req.parseBody().catch(() => ({}));
-  return Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [k, v.trim()]));
-};
 
 const projectOf = (c: DashContext) => c.var.frame.projectId!;
 
