@@ -154,13 +154,26 @@ export function decisionIndex(state: ProjectState): DecisionIndex {
   return indexDecisions(scopedDecisions(state));
 }
 
-const currentScoped = (rows: DecisionRow[]) => rows.map((r): ScopedDecision => ({
-  ...scopeOf(r), id: r.id, state: r.state as StoredState, justification: r.justification, response: r.response, detail: r.detail, expires: r.expires, decided_at: r.decidedAt,
-}));
+type ScopedRow = {
+  id: string; finding_type: 'vulnerability' | 'crypto'; advisory_id: string | null; package: string | null; package_version: string | null; version_range: string | null;
+  algorithm: string | null; asset: string | null; subject: string | null; state: string; justification: string | null; response: string; detail: string | null;
+  expires: string | null; decided_at: string;
+};
 
-/** Every current decision that is not withdrawn, for matching outside the object (the report consumer indexes them). */
+/**
+ * Every current decision that is not withdrawn, for matching (the report consumer indexes them once per
+ * survey, scoring per refresh): only the columns matching reads, since a project may hold thousands.
+ */
 export function scopedDecisions(state: ProjectState): ScopedDecision[] {
-  return currentScoped(state.db.select().from(decisions).where(and(IS_CURRENT, sql`${decisions.state} <> ${WITHDRAWN}`)).all());
+  const rows = state.sql.exec<ScopedRow>(
+    `SELECT id, finding_type, advisory_id, package, package_version, version_range, algorithm, asset, subject, state, justification, response, detail, expires, decided_at
+       FROM decisions d WHERE state <> ?1 AND version = (SELECT max(e.version) FROM decisions e WHERE e.id = d.id)`, WITHDRAWN,
+  ).toArray();
+  return rows.map((r) => ({
+    type: r.finding_type, advisory_id: r.advisory_id, package: r.package, version: r.package_version, version_range: r.version_range,
+    algorithm: r.algorithm, asset: r.asset, subject: r.subject, id: r.id, state: r.state as StoredState, justification: r.justification,
+    response: JSON.parse(r.response) as string[], detail: r.detail, expires: r.expires, decided_at: r.decided_at,
+  }));
 }
 
 /** Content rows one triage-queue call reads at most, decided or not (a page may come back short, with `next`). */
