@@ -80,6 +80,15 @@ describe('the triage queue', () => {
     expect(history).toContain(t.user.email);
   });
 
+  it('decides about one cryptographic asset from the queue, and the asset leaves it', async () => {
+    const [asset] = (await read(`${P(t.projectId)}/v1/triage?type=crypto&subject=cards&limit=1`)).findings;
+    expect(asset).toMatchObject({ type: 'crypto', subject: 'cards', key: expect.any(String) });
+    const done = await submit(pages('/triage/decide'), owner, { type: 'crypto', subject: 'cards', asset: asset.key, back: pages('/triage'), state: 'false_positive', detail: 'A test key.' });
+    expect(done.status).toBe(303);
+    const left = (await read(`${P(t.projectId)}/v1/triage?type=crypto&subject=cards&limit=1000`)).findings;
+    expect(left.some((f: any) => f.key === asset.key)).toBe(false);
+  });
+
   it('shows the decision a ranked fix\'s finding is under, linked to its history', async () => {
     const [finding] = (await read(`${P(t.projectId)}/v1/triage?type=vulnerability&subject=shop&limit=1`)).findings;
     const res = await api(`${P(t.projectId)}/v1/decision`, { token: t.token, body: { finding: { type: 'vulnerability', advisory_id: finding.advisory_id }, state: 'exploitable', detail: 'Upgrade next sprint.' } });
@@ -97,8 +106,8 @@ describe('the triage queue', () => {
     expect(html).not.toContain('/triage/decide');
     expect(textOf(html)).toContain('Deciding needs the project:edit permission');
     const [finding] = (await read(`${P(t.projectId)}/v1/triage?limit=1`)).findings;
-    const forged = await submit(pages('/triage/decide'), viewer, { type: finding.type, subject: finding.subject, asset: finding.key, advisory_id: finding.advisory_id ?? '', state: 'false_positive' });
+    const forged = await submit(pages('/triage/decide'), viewer, { type: finding.type, subject: finding.subject, asset: finding.key, advisory_id: finding.advisory_id ?? '', state: 'resolved' });
     expect(forged.status).toBe(403);
-    expect((await read(`${P(t.projectId)}/v1/decision?state=false_positive`)).decisions).toEqual([]);
+    expect((await read(`${P(t.projectId)}/v1/decision?state=resolved`)).decisions).toEqual([]);
   });
 });
