@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // posture: the upload command-line client of the posture analysis service (docs/cli.md).
+import { once } from 'node:events';
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ServiceClient, normalizeApi } from './lib/api.mjs';
@@ -10,10 +11,11 @@ import { parseFailOn, useColor } from './lib/figures.mjs';
 import { createOutput, formatSize } from './lib/progress.mjs';
 import { fetchRuntimeSettings } from './lib/runtime.mjs';
 import { runUpload } from './lib/upload.mjs';
-import { DECISION_FILTERS, decisionRow, listDecisions, readVexFile, table, vexReport } from './lib/triage.mjs';
+import { decisionRow, listDecisions, parseTriageArgs, readVexFile, rejectFlags, table, vexReport } from './lib/triage.mjs';
 import { VERSION } from './lib/version.mjs';
 
-const HELP = `posture ${VERSION}: upload bundles to the posture analysis service
+const HELP = `posture ${VERSION}: upload bundles to the posture analysis service, list its
+decisions about findings, import VEX documents
 
 Usage:
   posture upload PATH [options]
@@ -25,7 +27,8 @@ The decisions and vex commands read and decide with an API token (env
 POSTURE_TOKEN, or --token): reading needs project:view, importing project:edit.
 'decisions list' prints the project's current decisions, newest first;
 'vex import' applies a CycloneDX or OpenVEX document (docs/triage.md) once (a
-retry of the same file is answered from the first import).
+retry of the same file is answered from the first import) and prints how many
+statements were applied, already in place, superseded or not matched, and why.
 
 PATH is a CycloneDX JSON file (or a .tar.gz/.zip bundle), uploaded as is, or a
 directory, packed into a .tar.gz with its *.json files, runtime/*.jsonl and a
@@ -39,7 +42,8 @@ are sent at once, are the settings' too.
 
 Options:
   --api URL           service address (env POSTURE_API)
-  --project ID        project id (env POSTURE_PROJECT; default: the pass's project)
+  --project ID        project id (env POSTURE_PROJECT; default: the pass's or the
+                      API token's project)
   --pass PASS         upload pass (env POSTURE_PASS, preferred: flags show in ps)
   --token TOKEN       API token for decisions and vex (env POSTURE_TOKEN, preferred)
   --runtime           start a RUNTIME_SURVEY (default INVENTORY_SURVEY) and apply
@@ -58,13 +62,26 @@ Options:
                       (that severity or worse), new-<any of those> (not in the
                       subject's previous survey); e.g. --fail-on new-red,critical
   --timeout SECONDS   how long --wait waits (default 1800)
+
+decisions list:
+  --state S           only this state (in_triage, exploitable, resolved,
+                      resolved_with_pedigree, false_positive, not_affected, withdrawn)
+  --type T            vulnerability or crypto
+  --advisory ID       only decisions about this advisory (any alias)
+  --package PURL      only decisions about this package (its version ignored)
+  --subject NAME      only decisions about this subject
+  --limit N           at most N decisions (default: all, page after page)
+
+All commands:
   --json              print only JSON lines on stdout
   -h, --help          show this help
   --version           show the version
 
 Exit codes: 0 success (and the --fail-on gate passed), 1 service/network failure or
 survey not completed, 2 usage error, 3 --fail-on found what it names, 4 --fail-on
-could not be checked (the survey's report steps carry no figures).
+could not be checked (the survey's report steps carry no figures). decisions list
+and vex import: 0 done, 1 service/network failure (the service's message), 2 usage
+error.
 `;
 
 // Timers cannot go past 2^31 ms; a week is more than any CI job runs.
@@ -96,6 +113,9 @@ const OPTIONS = {
   version: { type: 'boolean' },
 };
 
+/** The flags upload takes, besides --api, --project, --json, --help and --version. */
+const UPLOAD_FLAGS = ['pass', 'runtime', 'target', 'tag', 'ci-run-id', 'ci-url', 'notes', 'wait', 'fail-on', 'timeout'];
+
 /**
  * @typedef {object} UploadArgs
  * @property {'upload'} command
@@ -119,7 +139,7 @@ const OPTIONS = {
 /**
  * @param {string[]} argv
  * @param {NodeJS.ProcessEnv} env
- * @returns {{ command: 'help' } | { command: 'version' } | UploadArgs | TriageArgs}
+ * @returns {{ command: 'help' } | { command: 'version' } | UploadArgs | import('./lib/triage.mjs').TriageArgs}
  */
 function parse(argv, env) {
   let parsed;
@@ -137,8 +157,9 @@ function parse(argv, env) {
 
   const [command, ...rest] = parsed.positionals;
   if (!command) throw new UsageError('missing command: posture upload PATH (see posture --help)');
-  if (command === 'decisions' || command === 'vex') return parseTriage(command, rest, values, env);
+  if (command === 'decisions' || command === 'vex') return parseTriageArgs(command, rest, values, env);
   if (command !== 'upload') throw new UsageError(`unknown command '${command}' (see posture --help)`);
+  rejectFlags('upload', values, UPLOAD_FLAGS);
   if (rest.length !== 1) throw new UsageError(rest.length ? `upload takes one PATH, got ${rest.length}` : 'upload: missing PATH');
 
   const api = str('api') || env.POSTURE_API;
@@ -172,52 +193,7 @@ function parse(argv, env) {
 }
 
 /**
- * @typedef {object} TriageArgs
- * @property {'decisions list' | 'vex import'} command
- * @property {string} api
- * @property {string} token
- * @property {string} projectId
- * @property {Record<string, string>} filters
- * @property {number} limit
- * @property {string} [file]
- * @property {boolean} json
- */
-
-/**
- * `decisions list` and `vex import`, which read and decide with an API token.
- * @param {string} command
- * @param {string[]} rest
- * @param {Record<string, string | boolean | string[] | undefined>} values
- * @param {NodeJS.ProcessEnv} env
- * @returns {TriageArgs}
- */
-function parseTriage(command, rest, values, env) {
-  const [sub, ...operands] = rest;
-  const wanted = command === 'decisions' ? 'list' : 'import';
-  if (sub !== wanted) throw new UsageError(`${command}: expected '${command} ${wanted}'${sub ? `, not '${sub}'` : ''} (see posture --help)`);
-  if (command === 'vex' && operands.length !== 1) throw new UsageError(operands.length ? `vex import takes one FILE, got ${operands.length}` : 'vex import: missing FILE');
-  if (command === 'decisions' && operands.length) throw new UsageError(`decisions list takes no operand: ${operands[0]}`);
-  const str = (/** @type {string} */ name) => /** @type {string | undefined} */ (values[name]) || undefined;
-  const api = str('api') || env.POSTURE_API;
-  if (!api) throw new UsageError('missing --api (or POSTURE_API)');
-  normalizeApi(api);
-  const token = str('token') || env.POSTURE_TOKEN;
-  if (!token) throw new UsageError(`${command} ${wanted} reads with an API token: set POSTURE_TOKEN (or --token)`);
-  const projectId = str('project') || env.POSTURE_PROJECT;
-  if (!projectId) throw new UsageError('missing --project (or POSTURE_PROJECT)');
-  /** @type {Record<string, string>} */
-  const filters = {};
-  for (const [flag, param] of Object.entries(DECISION_FILTERS)) if (str(flag)) filters[param] = /** @type {string} */ (str(flag));
-  let limit = Infinity;
-  if (values.limit !== undefined) {
-    limit = Number(values.limit);
-    if (!(Number.isInteger(limit) && limit > 0)) throw new UsageError(`--limit: not a whole number above 0: ${values.limit}`);
-  }
-  return { command: /** @type {TriageArgs['command']} */ (`${command} ${wanted}`), api, token, projectId, filters, limit, file: operands[0], json: Boolean(values.json) };
-}
-
-/**
- * @param {TriageArgs} args
+ * @param {import('./lib/triage.mjs').TriageArgs} args
  * @returns {Promise<number>} the exit code
  */
 async function runTriage(args) {
@@ -230,8 +206,9 @@ async function runTriage(args) {
   }
   const rows = [];
   for await (const decision of listDecisions(client, args.filters, args.limit)) {
-    if (args.json) process.stdout.write(`${JSON.stringify(decision)}\n`);
-    else rows.push(decisionRow(decision));
+    // Thousands of lines outrun a pipe: wait for it rather than buffer them all.
+    if (args.json && !process.stdout.write(`${JSON.stringify(decision)}\n`)) await once(process.stdout, 'drain');
+    else if (!args.json) rows.push(decisionRow(decision));
   }
   if (!args.json) process.stdout.write(rows.length ? `${table(rows)}\n` : 'no decisions\n');
   return 0;
@@ -310,4 +287,7 @@ async function main(argv, env) {
   }
 }
 
-process.exit(await main(process.argv.slice(2), process.env));
+const code = await main(process.argv.slice(2), process.env);
+// process.exit drops what a pipe has not taken yet (a long --json list): flush stdout first.
+await new Promise((resolve) => process.stdout.write('', resolve));
+process.exit(code);

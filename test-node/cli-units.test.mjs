@@ -1,4 +1,5 @@
-// The CLI's small parts on their own: the event-stream parser, Retry-After, the challenge, sizes.
+// The CLI's small parts on their own: the event-stream parser, Retry-After, the challenge, sizes,
+// the triage commands' arguments and output.
 import { createHash, randomBytes } from 'node:crypto';
 import { compactDecrypt } from 'jose';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +7,7 @@ import { encryptChallenge, readPass } from '../cli/lib/challenge.mjs';
 import { SseParser } from '../cli/lib/events.mjs';
 import { RETRY, retryAfterMs } from '../cli/lib/http.mjs';
 import { formatPair } from '../cli/lib/progress.mjs';
-import { decisionRow, findingText, table, vexReport } from '../cli/lib/triage.mjs';
+import { decisionRow, findingText, parseTriageArgs, projectOfToken, rejectFlags, table, vexReport } from '../cli/lib/triage.mjs';
 import { mintPass } from './fake-service.mjs';
 
 /** Feeds `chunks` to a parser and returns what it dispatched. */
@@ -131,3 +132,54 @@ describe('triage output', () => {
   });
 });
 
+
+describe('triage arguments', () => {
+  const env = { POSTURE_API: 'https://posture.example.com/api/v1', POSTURE_PROJECT: 'p1', POSTURE_TOKEN: 'tok-env' };
+
+  it('reads decisions list\'s filters as the route\'s parameters, the token, api and project from flags over the environment', () => {
+    const values = { token: 'tok-flag', project: 'p2', state: 'not_affected', type: 'crypto', advisory: 'CVE-1', package: 'pkg:npm/a', subject: 'shop', limit: '25', json: true };
+    expect(parseTriageArgs('decisions', ['list'], values, env)).toEqual({
+      command: 'decisions list', api: env.POSTURE_API, token: 'tok-flag', projectId: 'p2', limit: 25, file: undefined, json: true,
+      filters: { state: 'not_affected', type: 'crypto', advisory_id: 'CVE-1', package: 'pkg:npm/a', subject: 'shop' },
+    });
+    expect(parseTriageArgs('decisions', ['list'], {}, env)).toMatchObject({ token: 'tok-env', projectId: 'p1', filters: {}, limit: Infinity, json: false });
+  });
+
+  it('takes the project an API token was made for when neither --project nor POSTURE_PROJECT names one', async () => {
+    const token = await mintPass('from-token');
+    expect(projectOfToken(token)).toBe('from-token');
+    expect(projectOfToken('not-a-jwt')).toBeUndefined();
+    expect(projectOfToken('a.bm90IGpzb24.c')).toBeUndefined();
+    expect(parseTriageArgs('decisions', ['list'], { token }, { ...env, POSTURE_PROJECT: undefined }).projectId).toBe('from-token');
+    expect(parseTriageArgs('decisions', ['list'], { token }, env).projectId).toBe('p1');
+  });
+
+  it('reads vex import\'s FILE', () => {
+    expect(parseTriageArgs('vex', ['import', 'a.json'], { json: true }, env)).toMatchObject({ command: 'vex import', file: 'a.json', json: true, token: 'tok-env' });
+  });
+
+  it.each([
+    ['decisions', ['list'], {}, { ...env, POSTURE_TOKEN: undefined }, 'decisions list needs an API token: set POSTURE_TOKEN (or --token)'],
+    ['vex', ['import', 'a.json'], { token: '' }, { ...env, POSTURE_TOKEN: '' }, 'vex import needs an API token: set POSTURE_TOKEN (or --token)'],
+    ['decisions', ['list'], {}, { ...env, POSTURE_API: undefined }, 'missing --api (or POSTURE_API)'],
+    ['decisions', ['list'], { api: 'ftp://x' }, env, '--api: must be an http(s) URL: ftp://x'],
+    ['decisions', ['list'], {}, { ...env, POSTURE_PROJECT: undefined }, 'missing --project (or POSTURE_PROJECT)'],
+    ['decisions', [], {}, env, "decisions: expected 'decisions list' (see posture --help)"],
+    ['vex', ['export'], {}, env, "vex: expected 'vex import', not 'export' (see posture --help)"],
+    ['vex', ['import'], {}, env, 'vex import: missing FILE'],
+    ['vex', ['import', 'a', 'b'], {}, env, 'vex import takes one FILE, got 2'],
+    ['decisions', ['list', 'x'], {}, env, 'decisions list takes no operand: x'],
+    ['decisions', ['list'], { limit: '2.5' }, env, '--limit: not a whole number above 0: 2.5'],
+    ['decisions', ['list'], { limit: '-1' }, env, '--limit: not a whole number above 0: -1'],
+    ['decisions', ['list'], { type: 'vulns' }, env, '--type: vulnerability or crypto, not vulns'],
+    ['decisions', ['list'], { wait: true }, env, 'decisions list does not take --wait (see posture --help)'],
+    ['vex', ['import', 'a.json'], { limit: '3' }, env, 'vex import does not take --limit (see posture --help)'],
+  ])('%s %j %j: usage error', (command, rest, values, e, message) => {
+    expect(() => parseTriageArgs(command, rest, values, e)).toThrow(expect.objectContaining({ message, exitCode: 2 }));
+  });
+
+  it('lets a command\'s own and the common flags through, refuses another command\'s', () => {
+    expect(() => rejectFlags('upload', { api: 'x', project: 'p', json: true, pass: 'p', 'fail-on': ['red'] }, ['pass', 'fail-on'])).not.toThrow();
+    expect(() => rejectFlags('upload', { pass: 'p', token: 't' }, ['pass'])).toThrow('upload does not take --token');
+  });
+});

@@ -10,7 +10,9 @@ import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangle
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { runCli, tempDir } from './helpers.mjs';
 
-const PORT = 18297;
+// Runs beside each other (helpers sharing a machine) each take their own ports.
+const PORT = Number(process.env.POSTURE_E2E_PORT ?? 18297);
+const INSPECTOR_PORT = process.env.POSTURE_E2E_INSPECTOR_PORT ? Number(process.env.POSTURE_E2E_INSPECTOR_PORT) : null;
 const BASE = `http://127.0.0.1:${PORT}`;
 const fixture = (p) => path.join(root, 'test/fixtures', p);
 
@@ -36,7 +38,7 @@ beforeAll(async () => {
   persistTo = await tempDir();
   ensureDevVars();
   await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo]);
-  server = startWranglerDev({ port: PORT, persistTo, pipe: true, asPerson: true });
+  server = startWranglerDev({ port: PORT, persistTo, pipe: true, asPerson: true, inspectorPort: INSPECTOR_PORT });
   // What a person running the service sees in their terminal (read by the last test).
   for (const stream of [server.stdout, server.stderr]) stream?.on('data', (chunk) => { serverOutput += chunk; });
   await waitForService(BASE);
@@ -120,6 +122,44 @@ describe('the upload CLI against wrangler dev', () => {
 });
 
 describe('the triage commands against wrangler dev', () => {
+  it('lists a decision a person made through the API, with an API token of the project (its project by default)', async () => {
+    const made = await call('POST', `/api/v1/project/${project}/v1/decision`, {
+      finding: { type: 'vulnerability', advisory_id: 'CVE-2021-44228', package: 'pkg:maven/org.apache.logging.log4j/log4j-core', version: '2.14.1', subject: 'e2e-cli-decisions' },
+      state: 'exploitable', detail: 'reachable from the login form',
+    });
+    expect(made.status).toBe(201);
+    const token = await call('POST', `/api/v1/project/${project}/credential/api-token`, { permissions: ['project:view'], name: 'e2e decisions list' });
+    expect(token.status).toBe(201);
+    const asToken = { POSTURE_TOKEN: token.body.bearer_token };
+
+    const listed = await runCli(['decisions', 'list', '--api', BASE, '--subject', 'e2e-cli-decisions', '--json'], asToken);
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(0);
+    const [decision, ...others] = listed.lines();
+    expect(others).toEqual([]);
+    expect(decision).toMatchObject({
+      id: made.body.id, state: 'exploitable', suppressed: false, source: null, detail: 'reachable from the login form',
+      finding: { type: 'vulnerability', advisory_id: 'CVE-2021-44228', package: 'pkg:maven/org.apache.logging.log4j/log4j-core', version: '2.14.1', subject: 'e2e-cli-decisions' },
+      decided_by: { email: expect.any(String) },
+    });
+    const readable = await runCli(['decisions', 'list', '--api', BASE, '--subject', 'e2e-cli-decisions', '--state', 'exploitable', '--type', 'vulnerability'], asToken);
+    expect(readable.code).toBe(0);
+    const lines = readable.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toBe(`${made.body.id}  exploitable  CVE-2021-44228 in pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1 in e2e-cli-decisions  ${decision.decided_at.slice(0, 10)}  ${decision.decided_by.email}`);
+    const none = await runCli(['decisions', 'list', '--api', BASE, '--subject', 'e2e-cli-decisions', '--state', 'not_affected'], asToken);
+    expect(none.stdout).toBe('no decisions\n');
+
+    // The token may view only: the import is refused with the service's message, naming the permission.
+    const dir = await tempDir();
+    const file = path.join(dir, 'empty.openvex.json');
+    await writeFile(file, JSON.stringify({ '@context': 'https://openvex.dev/ns/v0.2.0', '@id': 'https://example.com/vex/none', author: 'E2E', timestamp: '2026-11-01T00:00:00Z', version: 1, statements: [] }));
+    const refused = await runCli(['vex', 'import', file, '--api', BASE], asToken);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^posture: importing the VEX document: .*\[permission project:edit\] \(permission_denied\)\n$/);
+    await rm(dir, { recursive: true, force: true });
+  }, 60_000);
+
   it('imports a VEX file once (a retry is answered from the first import) and lists the decision it made', async () => {
     // Advisories for lodash (the starter set, imported beside the running service as `npm run dev` does), and a survey that finds them.
     execFileSync(process.execPath, [path.join(root, 'scripts/vulndb-import.mjs'), path.join(root, 'vulndb/starter'), '--persist-to', persistTo, '--quiet']);

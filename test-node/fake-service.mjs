@@ -2,7 +2,7 @@
 // the pass and its JWE challenge, idempotency keys, part ranges and Content-Length, reassembles the
 // parts and checks the SHA-256, serves the survey's events and the runtime settings document
 // (`GET P/bundle/upload/runtime-config`, the service's own unless a test gives another). Failures
-// are injected per route.
+// are injected per route. The triage routes (the decision list and the VEX import) take an API token.
 // A survey's REPORT steps finish with headline figures in `metadata.figures`, derived from what the
 // test says the survey found and from the subject's previous survey, as the service does.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -25,7 +25,8 @@ export async function mintPass(projectId, { chl = randomBytes(32).toString('base
  *   'drop' closes the connection before acting; 'lose-answer' acts, then closes without answering.
  * @typedef {object} FakeOptions
  * @property {string} projectId
- * @property {Record<string, Failure[]>} [fail] keyed by route: survey, init, part:N, progress, complete, events, runtime-config
+ * @property {Record<string, Failure[]>} [fail] keyed by route: survey, init, part:N, progress, complete, events, runtime-config,
+ *   decision (the list), vex (the import)
  * @property {number} [partDelayMs] how long each part's answer is held (makes overlap visible)
  * @property {number} [stepDelayMs] time between the survey's state changes after complete
  * @property {'COMPLETED' | 'FAILED'} [outcome]
@@ -36,6 +37,10 @@ export async function mintPass(projectId, { chl = randomBytes(32).toString('base
  * @property {string[]} [withoutFigures] REPORT step labels that finish without figures (an older service)
  * @property {unknown} [runtimeConfig] the runtime settings document (default: RUNTIME_CONFIG, the service's)
  * @property {number} [partSize] the part size upload init answers (default PART_SIZE)
+ * @property {string} [apiToken] the API token the triage routes (`GET P/v1/decision`, `POST P/v1/vex`) take
+ * @property {any[]} [decisions] the project's current decisions, newest first, as `GET P/v1/decision` lists them
+ * @property {(document: any) => any} [vexAnswer] what `POST P/v1/vex` answers for a document (default:
+ *   every statement applied)
  */
 /**
  * What a survey finds, as entry keys: the same key in the subject's next survey is the same entry.
@@ -62,8 +67,8 @@ export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'unknown'];
 /** @param {FakeOptions} options */
 export async function startFake(options) {
   const state = {
-    requests: [], surveys: new Map(), uploads: new Map(), keys: { survey: [], init: [], complete: [] },
-    answers: new Map(), parts: [], partAttempts: new Map(), inFlightParts: 0, maxInFlightParts: 0,
+    requests: [], surveys: new Map(), uploads: new Map(), keys: { survey: [], init: [], complete: [], vex: [] },
+    answers: new Map(), decisionQueries: [], vexImports: [], parts: [], partAttempts: new Map(), inFlightParts: 0, maxInFlightParts: 0,
     progress: [], completions: 0, bundles: [], streams: 0, lastEventIds: [], timers: new Set(), surveyRequests: new Map(),
     runs: 0, /** @type {Map<string, { surveyId: string, findings: Findings }>} the last COMPLETED survey of each subject */ previous: new Map(),
   };
@@ -85,6 +90,7 @@ export async function startFake(options) {
     if (!m) return sendError(res, 404, 'not_found', 'no such route');
     const [, projectId, rest] = m;
     if (req.method === 'PUT' && rest === 'bundle/upload/part') return part(req, res, url);
+    if (rest === 'v1/decision' || rest === 'v1/vex') return triage(req, res, url, rest);
     const claims = await authorize(req, res, projectId);
     if (!claims) return;
     if (req.method === 'POST' && rest === 'survey') return survey(req, res);
@@ -111,6 +117,65 @@ export async function startFake(options) {
     } catch {
       return void sendError(res, 401, 'unauthorized', 'invalid token');
     }
+  }
+
+  // The triage routes take an API token (project:view to list, project:edit to import); an upload
+  // pass is refused as the service refuses it, for lack of the permission.
+  async function triage(req, res, url, rest) {
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!token) return sendError(res, 401, 'unauthorized', 'missing token');
+    if (token !== options.apiToken) {
+      const pass = await jwtVerify(token, SECRET).catch(() => null);
+      if (!pass) return sendError(res, 401, 'unauthorized', 'invalid token');
+      const permission = rest === 'v1/vex' ? 'project:edit' : 'project:view';
+      return sendError(res, 403, 'permission_denied', `This needs the permission ${permission}.`, { permission });
+    }
+    if (req.method === 'GET' && rest === 'v1/decision') return decisionList(req, res, url);
+    if (req.method === 'POST' && rest === 'v1/vex') return vexImport(req, res);
+    return sendError(res, 405, 'method_not_allowed', 'method not allowed');
+  }
+
+  function decisionList(req, res, url) {
+    const action = injected('decision', req, res);
+    if (action === true) return;
+    if (action === 'lose-answer') return req.socket.destroy();
+    const q = Object.fromEntries(url.searchParams);
+    state.decisionQueries.push(q);
+    const limit = Number(q.limit ?? 1000);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) return sendError(res, 400, 'invalid_parameter', 'limit', { parameter: 'limit' });
+    const unversioned = (/** @type {string | null | undefined} */ purl) => purl?.replace(/@[^@/?#]*(?=[?#]|$)/, '');
+    const selected = (options.decisions ?? []).filter((d) => (!q.state ? d.state !== 'withdrawn' : d.state === q.state)
+      && (!q.type || d.finding.type === q.type) && (!q.advisory_id || d.finding.advisory_id === q.advisory_id)
+      && (!q.package || unversioned(d.finding.package) === unversioned(q.package)) && (!q.subject || d.finding.subject === q.subject));
+    const start = q.after ? selected.findIndex((d) => d.id === q.after) + 1 : 0;
+    if (q.after && start === 0) return sendError(res, 400, 'invalid_parameter', 'no decision has the id after', { parameter: 'after' });
+    const page = selected.slice(start, start + limit);
+    sendJson(res, 200, {
+      decisions: page,
+      pagination: { firstId: page[0]?.id ?? null, lastId: page.at(-1)?.id ?? null, hasMore: start + limit < selected.length, total: selected.length },
+    });
+  }
+
+  async function vexImport(req, res) {
+    const key = req.headers['idempotency-key'];
+    if (key !== undefined) state.keys.vex.push(key);
+    const action = injected('vex', req, res);
+    if (action === true) return;
+    const document = await readJson(req, res);
+    if (document === undefined) return;
+    let answer = key === undefined ? undefined : state.answers.get(`vex:${key}`);
+    if (!answer) {
+      const openvex = document?.['@context'] === 'https://openvex.dev/ns/v0.2.0';
+      if (!openvex && document?.bomFormat !== 'CycloneDX') {
+        answer = error(400, 'invalid_request', 'Not a VEX document: a CycloneDX document (bomFormat) or an OpenVEX 0.2.0 document (@context).');
+      } else {
+        state.vexImports.push(document);
+        answer = { status: 200, body: options.vexAnswer?.(document) ?? allApplied(document, openvex) };
+        if (key !== undefined) state.answers.set(`vex:${key}`, answer);
+      }
+    }
+    if (action === 'lose-answer') return req.socket.destroy();
+    sendJson(res, answer.status, answer.body);
   }
 
   /** Applies the next injected failure of `route`; true when the request has been dealt with. */
@@ -346,11 +411,16 @@ export async function startFake(options) {
   };
 }
 
-/** The ports this test suite may use: 18100-18199, the first free one from a random start. */
+/**
+ * The ports this test suite may use: 18100-18199 (or POSTURE_FAKE_PORTS, `first-last`, where runs
+ * beside each other share the machine), the first free one from a random start.
+ */
 async function listen(server) {
-  const first = Math.floor(Math.random() * 100);
-  for (let i = 0; i < 100; i++) {
-    const port = 18100 + ((first + i) % 100);
+  const [low, high] = (process.env.POSTURE_FAKE_PORTS ?? '18100-18199').split('-').map(Number);
+  const count = high - low + 1;
+  const first = Math.floor(Math.random() * count);
+  for (let i = 0; i < count; i++) {
+    const port = low + ((first + i) % count);
     const ok = await new Promise((resolve, reject) => {
       const onError = (err) => (err.code === 'EADDRINUSE' ? resolve(false) : reject(err));
       server.once('error', onError);
@@ -361,7 +431,7 @@ async function listen(server) {
     });
     if (ok) return port;
   }
-  throw new Error('no free port in 18100-18199');
+  throw new Error(`no free port in ${low}-${high}`);
 }
 
 async function answersChallenge(jwe, chl, sha256, sizeBytes) {
@@ -412,6 +482,20 @@ export function reportFigures(label, findings, previous) {
   }
   const algorithms = Object.values(findings.crypto ?? {}).flat().length;
   return { asset_types: { algorithm: algorithms, certificate: 0, protocol: 0, 'related-crypto-material': 0 } };
+}
+
+/** The import's answer when every statement found its finding. */
+function allApplied(document, openvex) {
+  const statements = openvex ? document.statements ?? [] : document.vulnerabilities ?? [];
+  const results = statements.map((st, i) => ({
+    statement: i, vulnerability: openvex ? st.vulnerability?.name : st.id, product: openvex ? st.products?.[0]?.['@id'] : st.affects?.[0]?.ref,
+    outcome: 'applied', decision_id: randomUUID(),
+  }));
+  return {
+    format: openvex ? 'openvex' : 'cyclonedx', spec_version: openvex ? '0.2.0' : document.specVersion,
+    source: { author: openvex ? document.author ?? null : null, document_id: openvex ? document['@id'] ?? null : document.serialNumber ?? null, timestamp: document.timestamp ?? null, version: document.version ?? null },
+    statements: results.length, applied: results.length, already_in_place: 0, superseded: 0, not_matched: 0, results, results_truncated: false,
+  };
 }
 
 const error = (status, code, message) => ({ status, body: { error: message, status, code } });
