@@ -165,7 +165,7 @@ export function importVex(state: ProjectState, input: { document: VexDocument; d
 async function planAndApply(state: ProjectState, document: VexDocument, decidedBy: Decider): Promise<JsonObject> {
   const products = subjectProducts(state);
   const byAdvisory = findingsByAdvisory(state);
-  // The decisions this document's source made before (imported, current, not withdrawn), by scope.
+  // The decisions this document's source made before (their current versions, withdrawn ones too: a later statement revives them), by scope.
   const ours = sourceKey({ ...document.source });
   const held = new Map<string, DecisionRow>();
   const currentImported = state.db.select().from(decisions)
