@@ -6,6 +6,7 @@
 // document (with a new head) instead of reading every row again (src/queues/reports.ts). Not when a
 // decision about a finding changed (or an acceptance ended) since it was produced.
 import { and, eq } from 'drizzle-orm';
+import { sha256Hex } from '../lib/ids';
 import type { JsonObject } from '../lib/json';
 import { ANALYSIS_VERSION, CLASSIFICATION_VERSION } from '../analysis/versions';
 import type { Env } from '../env';
@@ -34,8 +35,7 @@ export async function findingsDigest(state: ProjectState, source: { survey_id: s
     source.survey_id, source.attempt, DIGEST_ROWS + 1,
   ).toArray();
   if (rows.length > DIGEST_ROWS) return null;
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(rows.map((r) => [r.key, r.data]))));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return sha256Hex(JSON.stringify(rows.map((r) => [r.key, r.data])));
 }
 
 /** The previous report a new report of the same source can be copied from, or null (then it is built). */

@@ -6,8 +6,8 @@ import { CreateDecision, Decision, DecisionHistory, DecisionListQuery, DecisionP
 const P = '/api/v1/project/{projectId}';
 const tags = ['Decisions'];
 // The specification's permission list is closed: reading decisions is viewing the project, deciding is editing it.
-const view: Access = { creds: 'any', permissions: ['project:view'] };
-const edit: Access = { creds: 'any', permissions: ['project:view', 'project:edit'] };
+export const view: Access = { creds: 'any', permissions: ['project:view'] };
+export const edit: Access = { creds: 'any', permissions: ['project:view', 'project:edit'] };
 
 export const listDecisions = defineRoute({
   operationId: 'listDecisions',

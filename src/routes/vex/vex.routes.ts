@@ -1,13 +1,12 @@
 import { defineRoute } from '../../lib/openapi';
 import { json, jsonBody, ProjectParams } from '../../lib/schemas';
-import type { Access } from '../../middleware/auth';
+// Triage's access: reading is viewing the project, deciding is editing it (decisions.routes.ts).
+import { edit, view } from '../decisions/decisions.routes';
 import { bodyAtMost } from '../../middleware/body-limit';
 import { MAX_VEX_BYTES, OptionalIdempotencyKeyHeader, VexDocument, VexExportParams, VexExportQuery, VexImportAnswer } from './vex.schemas';
 
 const P = '/api/v1/project/{projectId}';
 const tags = ['Decisions'];
-const view: Access = { creds: 'any', permissions: ['project:view'] };
-const edit: Access = { creds: 'any', permissions: ['project:view', 'project:edit'] };
 
 export const importVex = defineRoute({
   operationId: 'importVex',

@@ -4,6 +4,7 @@ import { recordChange, type Changer } from '../../control/changes';
 import { controlDb } from '../../control/db';
 import { requireOrgProject } from '../../control/projects';
 import type { Env } from '../../env';
+import { sha256Hex } from '../../lib/ids';
 import type { JsonObject } from '../../lib/json';
 import { withProject } from '../../project/client';
 import type { DecisionChange } from '../../project/decisions';
@@ -12,11 +13,9 @@ import { readVex } from '../../vex/read';
 import { cycloneDxVex, openVex } from '../../vex/write';
 import { deciderOf } from '../decisions/decisions.service';
 
-const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
-
 export async function importVex(env: Env, by: Changer, input: { document: unknown; idempotencyKey?: string }): Promise<JsonObject> {
   const document = readVex(input.document);
-  const digest = hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(input.document))));
+  const digest = await sha256Hex(JSON.stringify(input.document));
   const decidedBy = await deciderOf(env, by);
   const change = await withProject<DecisionChange>(env, by.projectId, (stub) => stub.importVex({ document, digest, decidedBy, idempotencyKey: input.idempotencyKey }));
   const answer = change.answer;
