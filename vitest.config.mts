@@ -47,6 +47,9 @@ export default defineConfig(async () => {
             // Fixed test values; they take precedence over a local .dev.vars, so runs match CI.
             JWT_SECRET: 'test-signing-secret-0123456789abcdef0123456789abcdef',
             DEV_SECRET: 'test-dev-secret',
+            NOTIFY_KEY: 'test-notify-key-0123456789abcdef0123456789abcdef',
+            // A receiver that answers too late is given up on after 1.5 s (10 s in production).
+            NOTIFY_TIMEOUT_MS: '1500',
             // Tests call http://localhost (test/helpers.ts): the MCP server's OAuth issuer and resource live there.
             API_URL: 'http://localhost',
           },
@@ -59,6 +62,8 @@ export default defineConfig(async () => {
     test: {
       include: ['test/**/*.test.ts'],
       setupFiles: ['./test/setup.ts'],
+      // The webhook receiver the notification tests deliver to (a real HTTP server on 127.0.0.1).
+      globalSetup: ['./test/receiver/global-setup.mjs'],
       testTimeout: 20_000,
       // Hooks run real surveys (beforeAll) and wait for their renderings (afterAll): a loaded machine needs more than 10 s.
       hookTimeout: 60_000,

@@ -14,7 +14,7 @@ const devVarsPath = join(root, '.dev.vars');
 export function ensureDevVars() {
   const vars = existsSync(devVarsPath) ? parseVars(readFileSync(devVarsPath, 'utf8')) : {};
   let changed = false;
-  for (const name of ['JWT_SECRET', 'DEV_SECRET']) {
+  for (const name of ['JWT_SECRET', 'DEV_SECRET', 'NOTIFY_KEY']) {
     if (!vars[name]) {
       vars[name] = randomBytes(32).toString('hex');
       changed = true;

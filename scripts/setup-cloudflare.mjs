@@ -7,13 +7,13 @@
 // KV namespace, the queues and their dead-letter queues), writes the ids it learns into that section
 // (only the `database_id` and `id` lines, and the host and sender lines when --api-host,
 // --dashboard-host or --email-from are given: a text edit, comments kept), sets the Worker's
-// JWT_SECRET when it has none (from POSTURE_JWT_SECRET, else 64 random characters; never printed,
-// passed to `wrangler secret put` on stdin) and prints what is left to do. Run twice, it changes
+// JWT_SECRET and NOTIFY_KEY when it has none (from POSTURE_JWT_SECRET and POSTURE_NOTIFY_KEY, else 64
+// random characters; never printed, passed to `wrangler secret put` on stdin) and prints what is left to do. Run twice, it changes
 // nothing the second time. With --dry-run it only lists (read-only calls) and prints the calls it
 // would make; it writes nothing.
 //
 // Environment: WRANGLER (the wrangler command: a .js/.mjs file runs under this Node, anything else
-// is executed; default node_modules/wrangler), POSTURE_JWT_SECRET, POSTURE_API_HOST,
+// is executed; default node_modules/wrangler), POSTURE_JWT_SECRET, POSTURE_NOTIFY_KEY, POSTURE_API_HOST,
 // POSTURE_DASHBOARD_HOST, POSTURE_EMAIL_FROM (as the flags), CLOUDFLARE_ACCOUNT_ID (which account,
 // when the login reaches several), CLOUDFLARE_API_TOKEN (instead of `wrangler login`).
 import { spawn } from 'node:child_process';
@@ -54,9 +54,11 @@ function parseArgs(argv) {
   if (!/^[A-Za-z0-9_-]+$/.test(options.env)) throw new SetupError(`--env ${options.env}: not an environment name.`);
   for (const key of ['apiHost', 'dashboardHost']) if (options[key] !== undefined) options[key] = checkHost(options[key]);
   if (options.emailFrom !== undefined) options.emailFrom = checkEmail(options.emailFrom);
-  const secret = process.env.POSTURE_JWT_SECRET;
-  if (secret !== undefined && secret !== '' && (secret.trim() !== secret || secret.length < 32)) {
-    throw new SetupError('POSTURE_JWT_SECRET must be at least 32 characters, without leading or trailing whitespace.');
+  for (const name of ['POSTURE_JWT_SECRET', 'POSTURE_NOTIFY_KEY']) {
+    const secret = process.env[name];
+    if (secret !== undefined && secret !== '' && (secret.trim() !== secret || secret.length < 32)) {
+      throw new SetupError(`${name} must be at least 32 characters, without leading or trailing whitespace.`);
+    }
   }
   return options;
 }
@@ -208,6 +210,7 @@ const childEnv = () => {
   const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', FORCE_COLOR: '0', NO_COLOR: '1' };
   if (accountForCalls) env.CLOUDFLARE_ACCOUNT_ID = accountForCalls;
   delete env.POSTURE_JWT_SECRET;
+  delete env.POSTURE_NOTIFY_KEY;
   delete env.CLOUDFLARE_ENV; // the environment is passed as --env where it applies (it renames KV namespaces)
   return env;
 };
@@ -494,23 +497,28 @@ async function main() {
   if (listed.code === 0) secretNames = parseJson(listed.stdout, 'the Worker\'s secrets').map((s) => s.name);
   else if (/not found|does not exist|10007/i.test(`${listed.stdout}\n${listed.stderr}`)) secretNames = []; // no Worker yet
   else throw new SetupError(`Listing the Worker's secrets failed (wrangler secret list):\n${`${listed.stdout}\n${listed.stderr}`.trim()}`);
-  if (secretNames.includes('JWT_SECRET')) {
-    status('JWT_SECRET', 'set, kept (to rotate it without ending sessions and tokens: docs/key-rotation.md)');
-  } else {
-    const given = process.env.POSTURE_JWT_SECRET;
-    const source = given ? 'from POSTURE_JWT_SECRET' : 'generated, 64 characters';
-    if (dryRun) {
-      plan.push(`wrangler secret put JWT_SECRET ${envArgs.join(' ')}  (value on stdin, ${source})`);
-      status('JWT_SECRET', `missing: would set (${source})`);
-    } else {
-      const value = given || randomBytes(48).toString('base64url');
-      const result = await runWrangler(['secret', 'put', 'JWT_SECRET', ...envArgs], { input: value });
-      if (result.code !== 0) {
-        const output = `${result.stdout}\n${result.stderr}`.split(value).join('[secret]').trim();
-        throw new SetupError(`Setting JWT_SECRET failed (wrangler secret put JWT_SECRET):\n${output}`);
-      }
-      status('JWT_SECRET', `set (${source}; not shown)`);
+  // Generated once and kept: JWT_SECRET signs every credential; NOTIFY_KEY seals notification URLs and secrets.
+  for (const { name, given, kept } of [
+    { name: 'JWT_SECRET', given: process.env.POSTURE_JWT_SECRET, kept: 'set, kept (to rotate it without ending sessions and tokens: docs/key-rotation.md)' },
+    { name: 'NOTIFY_KEY', given: process.env.POSTURE_NOTIFY_KEY, kept: 'set, kept (changing it makes the notification destinations unreadable: docs/notifications.md)' },
+  ]) {
+    if (secretNames.includes(name)) {
+      status(name, kept);
+      continue;
     }
+    const source = given ? `from POSTURE_${name}` : 'generated, 64 characters';
+    if (dryRun) {
+      plan.push(`wrangler secret put ${name} ${envArgs.join(' ')}  (value on stdin, ${source})`);
+      status(name, `missing: would set (${source})`);
+      continue;
+    }
+    const value = given || randomBytes(48).toString('base64url');
+    const result = await runWrangler(['secret', 'put', name, ...envArgs], { input: value });
+    if (result.code !== 0) {
+      const output = `${result.stdout}\n${result.stderr}`.split(value).join('[secret]').trim();
+      throw new SetupError(`Setting ${name} failed (wrangler secret put ${name}):\n${output}`);
+    }
+    status(name, `set (${source}; not shown)`);
   }
   status('JWT_PREVIOUS_SECRETS', secretNames.includes('JWT_PREVIOUS_SECRETS') ? 'set' : 'not set (optional: only while rotating JWT_SECRET)');
   if (secretNames.includes('DEV_SECRET')) {

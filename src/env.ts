@@ -61,6 +61,14 @@ export interface Env {
    * `unavailable` (src/project/client.ts; default 20000). Tests set a short one.
    */
   PROJECT_CALL_DEADLINE_MS?: string;
+  /**
+   * Seals notification destinations' URLs and signing secrets (src/notify/sealing.ts; at least 32
+   * characters; `npm run setup:cloudflare` sets it). Without it notifications cannot be configured.
+   */
+  NOTIFY_KEY?: string;
+  /** Milliseconds a notification delivery waits for an answer (src/notify/deliver.ts; default 10000). Tests set a short one. */
+  NOTIFY_TIMEOUT_MS?: string;
+  NOTIFY_QUEUE: Queue;
   /** Only on local instances: enables the development routes (seed, session). */
   DEV_SECRET?: string;
 }

@@ -14,7 +14,7 @@ const fake = path.join(root, 'test-node/fixtures/fake-wrangler.mjs');
 const temp = mkdtempSync(path.join(tmpdir(), 'setup-cloudflare-test-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-const QUEUES = ['posture-analysis', 'posture-analysis-dlq', 'posture-render', 'posture-render-dlq', 'posture-scoring', 'posture-scoring-dlq'];
+const QUEUES = ['posture-analysis', 'posture-analysis-dlq', 'posture-notify', 'posture-render', 'posture-render-dlq', 'posture-scoring', 'posture-scoring-dlq'];
 const EMPTY = { loggedIn: true, d1: [], r2: [], kv: [], queues: [], queuePageSize: 4 };
 
 let counter = 0;
@@ -81,7 +81,7 @@ describe('npm run setup:cloudflare', () => {
       'd1 create posture-control',
       'kv namespace create',
       'queues create posture-analysis', 'queues create posture-analysis-dlq', 'queues create posture-render',
-      'queues create posture-render-dlq', 'queues create posture-scoring', 'queues create posture-scoring-dlq',
+      'queues create posture-render-dlq', 'queues create posture-scoring', 'queues create posture-scoring-dlq', 'queues create posture-notify',
       'r2 bucket create',
     ].sort());
     const state = a.state();
@@ -112,14 +112,17 @@ describe('npm run setup:cloudflare', () => {
     // The top level keeps its placeholders (local development).
     expect(original.slice(0, original.indexOf('[env.production]'))).toBe(toml.slice(0, toml.indexOf('[env.production]')));
 
-    // JWT_SECRET went in on stdin, generated (64 characters), and was never printed.
+    // JWT_SECRET and NOTIFY_KEY went in on stdin, generated (64 characters, each its own), and were never printed.
     const puts = a.calls().filter((c) => c.args[0] === 'secret' && c.args[1] === 'put');
-    expect(puts.map((c) => c.args.slice(0, 3))).toEqual([['secret', 'put', 'JWT_SECRET']]);
-    expect(puts[0].args).toEqual(expect.arrayContaining(['--env', 'production']));
-    expect(puts[0].args.join(' ')).not.toContain(puts[0].stdin);
-    expect(puts[0].stdin).toMatch(/^[A-Za-z0-9_-]{64}$/);
-    expect(first.output).not.toContain(puts[0].stdin);
-    expect(state.workers.production).toEqual(['JWT_SECRET']);
+    expect(puts.map((c) => c.args.slice(0, 3))).toEqual([['secret', 'put', 'JWT_SECRET'], ['secret', 'put', 'NOTIFY_KEY']]);
+    for (const put of puts) {
+      expect(put.args).toEqual(expect.arrayContaining(['--env', 'production']));
+      expect(put.args.join(' ')).not.toContain(put.stdin);
+      expect(put.stdin).toMatch(/^[A-Za-z0-9_-]{64}$/);
+      expect(first.output).not.toContain(put.stdin);
+    }
+    expect(puts[0].stdin).not.toBe(puts[1].stdin);
+    expect(state.workers.production).toEqual(['JWT_SECRET', 'NOTIFY_KEY']);
     expect(first.stdout).toMatch(/Left to do[\s\S]*Custom domains[\s\S]*Email Routing[\s\S]*vulndb:import[\s\S]*First admin/);
     // The first administrator signs up through BOOTSTRAP_ADMIN_EMAIL; sign-up is never opened for it.
     expect(first.stdout).toMatch(/First admin: sign-up is closed \(keep it so\)\. Set BOOTSTRAP_ADMIN_EMAIL/);
@@ -134,6 +137,7 @@ describe('npm run setup:cloudflare', () => {
     expect(a.state()).toEqual(state);
     expect(second.stdout).toContain('up to date');
     expect(second.stdout).toMatch(/JWT_SECRET\s+set, kept/);
+    expect(second.stdout).toMatch(/NOTIFY_KEY\s+set, kept/);
 
     // And without the flags, nothing changes either.
     a.reset();
@@ -148,7 +152,7 @@ describe('npm run setup:cloudflare', () => {
     const kv = { id: 'abcdefabcdefabcdefabcdefabcdef12', title: 'posture-service-OAUTH_KV' };
     // Six queues over pages of four (the list is paged), one of ours among them on the second page.
     const others = ['a', 'b', 'c', 'd', 'e'].map((n, i) => ({ id: `q${i}`, name: `other-${n}` }));
-    const a = account({ ...EMPTY, d1: [d1], kv: [kv], r2: ['other-bucket', 'posture-bundles'], queues: [...others, { id: 'q9', name: 'posture-render' }], workers: { production: ['JWT_SECRET'] } });
+    const a = account({ ...EMPTY, d1: [d1], kv: [kv], r2: ['other-bucket', 'posture-bundles'], queues: [...others, { id: 'q9', name: 'posture-render' }], workers: { production: ['JWT_SECRET', 'NOTIFY_KEY'] } });
     const run = await a.setup();
     expect(run.code, run.output).toBe(0);
     expect(a.calls().filter(isCreate).map(commandOf).sort()).toEqual(QUEUES.filter((q) => q !== 'posture-render').map((q) => `queues create ${q}`).sort());
@@ -170,16 +174,19 @@ describe('npm run setup:cloudflare', () => {
     expect(run.stdout).toContain('wrangler kv namespace create posture-service-OAUTH_KV');
     for (const queue of QUEUES) expect(run.stdout).toContain(`wrangler queues create ${queue}`);
     expect(run.stdout).toContain('wrangler secret put JWT_SECRET');
+    expect(run.stdout).toContain('wrangler secret put NOTIFY_KEY');
     expect(run.stdout).toContain('would write API_HOST = "api.acme.test"');
   }, 30_000);
 
   it('sets JWT_SECRET from POSTURE_JWT_SECRET through stdin, without printing it', async () => {
     const a = account();
     const secret = 'a-very-secret-value-for-the-test-0123456789-abcdefghijkl';
-    const run = await a.setup([], { POSTURE_JWT_SECRET: secret });
+    const notifyKey = 'another-very-secret-value-for-notifications-0123456789';
+    const run = await a.setup([], { POSTURE_JWT_SECRET: secret, POSTURE_NOTIFY_KEY: notifyKey });
     expect(run.code, run.output).toBe(0);
     const puts = a.calls().filter((c) => c.args[0] === 'secret' && c.args[1] === 'put');
-    expect(puts.map((c) => c.stdin)).toEqual([secret]);
+    expect(puts.map((c) => c.stdin)).toEqual([secret, notifyKey]);
+    expect(run.output).not.toContain(notifyKey);
     expect(run.output).not.toContain(secret);
     expect(a.calls().some((c) => c.args.join(' ').includes(secret))).toBe(false);
     // Once set, a second run keeps it (rotating would end every session and token).

@@ -14,3 +14,10 @@ declare global {
     }
   }
 }
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The port of the webhook receiver (test/receiver/global-setup.mjs). */
+    receiverPort: number;
+  }
+}

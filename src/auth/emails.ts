@@ -14,7 +14,8 @@ function headerText(text: string): string {
   return /^[\x20-\x7e]*$/.test(line) ? line : `=?utf-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(line)))}?=`;
 }
 
-async function send(env: Env, to: string, subject: string, lines: readonly string[]): Promise<void> {
+/** One plain-text message through the `send_email` binding (sign-in links here; alerts in src/notify/deliver.ts). */
+export async function sendPlainEmail(env: Env, to: string, subject: string, lines: readonly string[]): Promise<void> {
   const raw = [
     `From: Posture <${env.EMAIL_FROM}>`,
     `To: <${to}>`,
@@ -34,7 +35,7 @@ const dashboard = (env: Env) => env.DASHBOARD_URL.replace(/\/$/, '');
 
 /** The dashboard's sign-in link (the token in the fragment, never in a server log). */
 export async function sendSignInEmail(env: Env, to: string, token: string): Promise<void> {
-  await send(env, to, 'Your sign-in link', [
+  await sendPlainEmail(env, to, 'Your sign-in link', [
     `Sign in to the posture analysis service with this link (valid ${SIGN_IN_LINK_MINUTES} minutes, once):`,
     '',
     `${dashboard(env)}/sign-in#token=${encodeURIComponent(token)}`,
@@ -58,7 +59,7 @@ export function quotedClientName(name: string): string {
  * use the link up without approving anything).
  */
 export async function sendAssistantSignInEmail(env: Env, to: string, link: string, clientName: string): Promise<void> {
-  await send(env, to, 'Sign in to connect an AI assistant to Posture', [
+  await sendPlainEmail(env, to, 'Sign in to connect an AI assistant to Posture', [
     'Someone, hopefully you, is connecting an AI assistant to the posture analysis service with this address.',
     `The assistant calls itself "${quotedClientName(clientName)}" (a name the app gave itself; Posture has not verified it).`,
     '',
@@ -77,7 +78,7 @@ export async function sendAssistantSignInEmail(env: Env, to: string, link: strin
  */
 export async function sendInvitationEmail(env: Env, to: string, orgName: string, token: string, project?: { id: string; name: string }): Promise<void> {
   const query = project ? `?project=${encodeURIComponent(project.id)}` : '';
-  await send(env, to, `You are invited to ${orgName}`, [
+  await sendPlainEmail(env, to, `You are invited to ${orgName}`, [
     `You were invited to the organization ${orgName}${project ? `, project ${project.name},` : ''} on the posture analysis service.`,
     '',
     `Sign in with this link (valid ${SIGN_IN_LINK_MINUTES} minutes, once; afterwards request a new sign-in link with this address):`,

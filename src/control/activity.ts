@@ -57,6 +57,15 @@ export const ACTIVITY_ACTIONS = [
   'finding.decided',
   'finding.acceptance_expired',
   'vex.imported',
+  'notification.destination.created',
+  'notification.destination.updated',
+  'notification.destination.deleted',
+  'notification.destination.secret_rotated',
+  'notification.destination.tested',
+  'notification.destination.disabled',
+  'notification.rule.created',
+  'notification.rule.updated',
+  'notification.rule.deleted',
 ] as const;
 export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
 

@@ -13,7 +13,7 @@ import { rpcFailure, starting, UNPROVISIONED } from './errors';
 import { JobHub } from './events';
 import { Idempotency } from './idempotency';
 import type { ProjectState } from './state';
-import { changeJob, createJob, findJob, jobWithSteps, type JobAnswer, type JobRow, type ProjectDb } from './jobs';
+import { changeJob, createJob, findJob, isSurvey, jobWithSteps, type JobAnswer, type JobRow, type ProjectDb } from './jobs';
 import migrations from './migrations/migrations';
 import * as schema from './schema';
 import { settings } from './schema';
@@ -21,6 +21,7 @@ import * as surveys from './surveys';
 import * as decisions from './decisions';
 import { importVex } from './vex-import';
 import { vexFindings } from './vex-export';
+import * as notifications from './notify-store';
 import { ABANDONED_AFTER_MS, sweepAbandoned } from './sweep';
 import { abortStartedUploads, CallBudget, deleteUnder, ERASE_SLICE_KEYS, eraseExpiredSurveys, forgetRaters, projectPrefix, R2_DELETE_BATCH } from './erasure';
 import * as uploads from './uploads';
@@ -165,13 +166,27 @@ export class ProjectObject extends DurableObject<Env> {
       if (!row || seen.has(row.id)) continue;
       seen.add(row.id);
       this.hub.broadcast(jobWithSteps(this.db, row));
+      this.surveyFinished(row);
       if (row.parentId && !seen.has(row.parentId)) {
         const survey = findJob(this.db, row.parentId);
         if (survey) {
           seen.add(survey.id);
           this.hub.broadcast(jobWithSteps(this.db, survey));
+          this.surveyFinished(survey);
         }
       }
+    }
+  }
+
+  /** A survey that finished raises its event (once: the event's id is the survey's), built by the alarm. */
+  private surveyFinished(survey: JobRow): void {
+    if (!isSurvey(survey) || (survey.status !== 'COMPLETED' && survey.status !== 'FAILED')) return;
+    const type = survey.status === 'COMPLETED' ? 'survey.completed' : 'survey.failed';
+    try {
+      notifications.raiseEvent(this.state(), { id: `${type}:${survey.id}`, type, ref: { survey_id: survey.id }, occurredAt: survey.finishedAt ?? undefined });
+    } catch (error) {
+      // Telling people must never fail the survey: the event is lost, and the log says so.
+      console.error(JSON.stringify({ level: 'error', message: 'notifications: raising a survey event failed', surveyId: survey.id, error: String(error) }));
     }
   }
 
@@ -241,6 +256,7 @@ export class ProjectObject extends DurableObject<Env> {
     const morePurges = purgeSlice(state);
     const times = [
       await expireLeases(state), await documents.expireRenders(state), await scoring.expireScoring(state), await posture.resumePostures(state), runBackfills(state), await sweepAbandoned(state),
+      await notifications.notifyAlarm(state),
     ];
     // Deleted surveys whose retention ended lose their files (src/project/erasure.ts); looked at only
     // when one may be due, not on every ring of a busy alarm.
@@ -673,6 +689,69 @@ export class ProjectObject extends DurableObject<Env> {
 
   async withdrawDecision(input: Parameters<typeof decisions.withdrawDecision>[1]): Promise<unknown> {
     return this.rpc((state) => decisions.withdrawDecision(state, input));
+  }
+
+  // ---- notifications (src/project/notify-store.ts) ----
+
+  async createNotifyDestination(input: Parameters<typeof notifications.createDestination>[1]): Promise<unknown> {
+    return this.rpc((state) => notifications.createDestination(state, input));
+  }
+
+  async listNotifyDestinations(): Promise<unknown> {
+    return this.rpc((state) => notifications.listDestinations(state));
+  }
+
+  async getNotifyDestination(id: string): Promise<unknown> {
+    return this.rpc((state) => notifications.destinationAnswer(notifications.requireDestination(state, id)));
+  }
+
+  async updateNotifyDestination(input: { id: string; change: Parameters<typeof notifications.updateDestination>[2] }): Promise<unknown> {
+    return this.rpc((state) => notifications.updateDestination(state, input.id, input.change));
+  }
+
+  async deleteNotifyDestination(id: string): Promise<unknown> {
+    return this.rpc((state) => notifications.deleteDestination(state, id));
+  }
+
+  async rotateNotifySecret(id: string): Promise<unknown> {
+    return this.rpc((state) => notifications.rotateSecret(state, id));
+  }
+
+  async notifyDeliveryLog(input: { id: string; limit: number; before?: string }): Promise<unknown> {
+    return this.rpc((state) => notifications.deliveryLog(state, input.id, input));
+  }
+
+  async sendNotifyTest(input: { id: string; event: Parameters<typeof notifications.sendTestEvent>[2] }): Promise<unknown> {
+    return this.rpc((state) => notifications.sendTestEvent(state, input.id, input.event));
+  }
+
+  async listNotifyRules(): Promise<unknown> {
+    return this.rpc((state) => notifications.listRules(state));
+  }
+
+  async getNotifyRule(id: string): Promise<unknown> {
+    return this.rpc((state) => notifications.getRule(state, id));
+  }
+
+  async createNotifyRule(input: notifications.RuleInput): Promise<unknown> {
+    return this.rpc((state) => notifications.createRule(state, input));
+  }
+
+  async updateNotifyRule(input: { id: string; rule: notifications.RuleInput }): Promise<unknown> {
+    return this.rpc((state) => notifications.updateRule(state, input.id, input.rule));
+  }
+
+  async deleteNotifyRule(id: string): Promise<unknown> {
+    return this.rpc((state) => notifications.deleteRule(state, id));
+  }
+
+  /** The notify queue's consumer takes a destination's due messages (src/queues/notify.ts). */
+  async takeNotifyMessages(destinationId: string): Promise<unknown> {
+    return this.rpc((state) => notifications.takeMessages(state, destinationId));
+  }
+
+  async reportNotifyAttempts(input: { destinationId: string; taken: string[]; attempts: notifications.AttemptReport[] }): Promise<unknown> {
+    return this.rpc((state) => notifications.reportAttempts(state, input.destinationId, input));
   }
 
   // ---- rematch (vulnerability data changed) ----

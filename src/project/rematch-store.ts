@@ -12,6 +12,7 @@ import type { ProjectState } from './state';
 import { currentComponentsByPurl } from './content-layers';
 import { queuePurge } from './purges';
 import { subjectChanged } from './scoring-store';
+import { raiseEvent } from './notify-raise';
 
 /** The `settings` key of the last re-match: vulnerability data changed after it has not been matched yet. */
 export const VULN_MATCHED_AT = 'vulnMatchedAt';
@@ -160,6 +161,29 @@ const pointerOf = (state: ProjectState, subject: string, kind: string) =>
 
 const INSERT_FINDING = "INSERT OR REPLACE INTO contents (survey_id, attempt, kind, key, purl, name, version, data) VALUES (?, ?, 'vuln_finding', ?, ?, ?, ?, ?)";
 
+/** Raises `advisory.published` for each advisory the re-matching found that the subject's findings did not hold, once per subject and advisory. */
+function announceNewAdvisories(state: ProjectState, subject: string, stored: StoredFinding[], fresh: Iterable<StoredFinding>): void {
+  const had = new Set(stored.map((r) => r.key));
+  const byAdvisory = new Map<string, JsonObject[]>();
+  for (const row of fresh) {
+    if (had.has(row.key)) continue;
+    const data = JSON.parse(row.data) as JsonObject;
+    const list = byAdvisory.get(String(data.advisory_id)) ?? [];
+    list.push(data);
+    byAdvisory.set(String(data.advisory_id), list);
+  }
+  for (const [advisoryId, findings] of byAdvisory) {
+    const first = findings[0]!;
+    raiseEvent(state, {
+      id: `advisory.published:${subject}:${advisoryId}`, type: 'advisory.published',
+      ref: {
+        subject, advisory_id: advisoryId, aliases: first.aliases ?? [], summary: first.summary ?? null, severity: typeof first.severity === 'string' ? first.severity : (first.severity as JsonObject | null)?.label ?? 'unknown',
+        published: first.published ?? null, components: findings.map((f) => ({ name: f.name, purl: f.purl, version: f.version, fix_version: f.fix_version ?? null })),
+      },
+    });
+  }
+}
+
 /** One replacement; answers whether the subject's findings changed. Components no longer current are left (a newer analysis holds the subject). */
 function replaceOne(state: ProjectState, group: FindingReplacement): boolean {
   const components = pointerOf(state, group.subject, 'component');
@@ -187,6 +211,7 @@ function replaceOne(state: ProjectState, group: FindingReplacement): boolean {
     return now !== undefined && gist(now) === gist(old);
   });
   if (same) return false;
+  announceNewAdvisories(state, group.subject, stored, fresh.values());
   state.db.transaction(() => {
     // Findings are never layered (LAYERED_KINDS): their set's rows are its own, replaced in place.
     if (stored.length) {

@@ -454,3 +454,96 @@ export const decisions = sqliteTable('decisions', {
   index('decisions_advisory').on(t.advisoryId),
   index('decisions_algorithm').on(t.algorithm),
 ]);
+
+/**
+ * Notification destinations (src/notify): where a project's alerts go. The URL (a Slack or Teams URL
+ * is a secret) and the webhook signing secrets are sealed with NOTIFY_KEY (src/notify/sealing.ts);
+ * `urlHint` is what reads show. Deliveries are paced per destination (`nextSlotAt`), and a queue
+ * message is pending for it while `kickAt` is set (src/project/notify-store.ts).
+ */
+export const notifyDestinations = sqliteTable('notify_destinations', {
+  id: text('id').primaryKey(),
+  kind: text('kind').notNull().$type<'webhook' | 'slack' | 'teams' | 'email'>(),
+  name: text('name').notNull(),
+  /** Sealed URL (webhook, slack, teams); null for email. */
+  urlSealed: text('url_sealed'),
+  urlHint: text('url_hint'),
+  /** Email recipients (JSON array of addresses). */
+  recipients: text('recipients', { mode: 'json' }).$type<string[]>(),
+  /** Sealed `whsec_…` secret (webhook only); the previous one stays valid until `previousSecretUntil`. */
+  secretSealed: text('secret_sealed'),
+  previousSecretSealed: text('previous_secret_sealed'),
+  previousSecretUntil: text('previous_secret_until'),
+  createdAt: text('created_at').notNull(),
+  createdBy: text('created_by', { mode: 'json' }).notNull().$type<JsonObject>(),
+  updatedAt: text('updated_at').notNull(),
+  disabledAt: text('disabled_at'),
+  disabledReason: text('disabled_reason'),
+  /** The first failed attempt since the last delivered one (null while healthy). */
+  failingSince: text('failing_since'),
+  nextSlotAt: integer('next_slot_at').notNull().default(0),
+  kickAt: integer('kick_at'),
+});
+
+/** Alert rules: which events go to which destinations, narrowed by subject, portfolio, severity or band. */
+export const notifyRules = sqliteTable('notify_rules', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  events: text('events', { mode: 'json' }).notNull().$type<string[]>(),
+  destinationIds: text('destination_ids', { mode: 'json' }).notNull().$type<string[]>(),
+  subjects: text('subjects', { mode: 'json' }).$type<string[]>(),
+  portfolioIds: text('portfolio_ids', { mode: 'json' }).$type<string[]>(),
+  minSeverity: text('min_severity'),
+  minBand: text('min_band'),
+  scoreDrop: integer('score_drop'),
+  staleDays: integer('stale_days'),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+/**
+ * Events raised (a survey finished, a band changed, ...): written first with what they are about
+ * (`ref`), then built and matched against the rules by the object's alarm, so the work that raised
+ * them never waits. The id is deterministic (`survey.completed:{surveyId}`): an event is raised once.
+ */
+export const notifyEvents = sqliteTable('notify_events', {
+  id: text('id').primaryKey(),
+  type: text('type').notNull(),
+  occurredAt: text('occurred_at').notNull(),
+  ref: text('ref', { mode: 'json' }).notNull().$type<JsonObject>(),
+  builtAt: text('built_at'),
+}, (t) => [index('notify_events_unbuilt').on(t.builtAt, t.occurredAt)]);
+
+/** One message for one destination: its id is the `webhook-id`, stable across retries. */
+export const notifyOutbox = sqliteTable('notify_outbox', {
+  id: text('id').primaryKey(),
+  destinationId: text('destination_id').notNull(),
+  eventId: text('event_id').notNull(),
+  eventType: text('event_type').notNull(),
+  payload: text('payload').notNull(),
+  createdAt: integer('created_at').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  nextAttemptAt: integer('next_attempt_at').notNull(),
+  leasedUntil: integer('leased_until'),
+  state: text('state').notNull().$type<'pending' | 'delivered' | 'dropped'>(),
+  finishedAt: integer('finished_at'),
+}, (t) => [
+  uniqueIndex('notify_outbox_event').on(t.destinationId, t.eventId),
+  index('notify_outbox_due').on(t.destinationId, t.state, t.nextAttemptAt),
+]);
+
+/** Every delivery attempt, per destination: readable through the API. */
+export const notifyDeliveries = sqliteTable('notify_deliveries', {
+  id: text('id').primaryKey(),
+  destinationId: text('destination_id').notNull(),
+  messageIds: text('message_ids', { mode: 'json' }).notNull().$type<string[]>(),
+  eventType: text('event_type').notNull(),
+  attempt: integer('attempt').notNull(),
+  at: text('at').notNull(),
+  statusCode: integer('status_code'),
+  durationMs: integer('duration_ms').notNull(),
+  answerHead: text('answer_head'),
+  error: text('error'),
+  delivered: integer('delivered', { mode: 'boolean' }).notNull(),
+}, (t) => [index('notify_deliveries_destination').on(t.destinationId, t.at)]);

@@ -14,6 +14,7 @@ import { bundledComponents } from './dependency-graph';
 import { memberSubjects, portfoliosHolding, requireScored, type PortfolioRow } from './portfolios';
 import { compressedAnswers, type StoredAnswer } from './answer-cache';
 import { POSTURE_FIXES, snapshotAsOf, snapshotScored } from './posture';
+import { raiseEvent } from './notify-raise';
 import { portfolioResults, portfolios, scoredFindings as scoredTable, scoreHistory, scoringWork, subjects, subjectScores } from './schema';
 import { decisionOf, type DecisionIndex } from '../triage/match';
 import { suppressedBy } from '../triage/decision';
@@ -501,6 +502,14 @@ export function dropBuild(state: ProjectState, build: string): void {
   }
 }
 
+/** A score that moved raises `portfolio.band_changed` when its band changed, and `portfolio.score_dropped` when it fell (the rules' threshold decides who hears). */
+function scoreMoved(state: ProjectState, move: { id: string; portfolio: JsonObject; axis: string; previous_score: number; score: number; cause: string; at: string }): void {
+  const facts = { ...move, previous_band: bandOf(move.previous_score), band: bandOf(move.score) };
+  if (facts.band !== facts.previous_band) raiseEvent(state, { id: `portfolio.band_changed:${move.id}`, type: 'portfolio.band_changed', ref: facts, occurredAt: move.at });
+  const drop = Math.round((move.previous_score - move.score) * 10) / 10;
+  if (drop > 0) raiseEvent(state, { id: `portfolio.score_dropped:${move.id}`, type: 'portfolio.score_dropped', ref: { ...facts, drop }, occurredAt: move.at });
+}
+
 /** History rows for the axes whose shown score moved since the portfolio's last row of that axis. */
 function writeHistory(state: ProjectState, row: PortfolioRow, answer: JsonObject, cause: ScoringCause, at: string): void {
   const axes = ((answer.score as JsonObject | undefined)?.axes ?? {}) as Record<string, { score: number | null }>;
@@ -510,7 +519,9 @@ function writeHistory(state: ProjectState, row: PortfolioRow, answer: JsonObject
     const last = state.db.select({ score: scoreHistory.score }).from(scoreHistory)
       .where(and(eq(scoreHistory.portfolioId, row.id), eq(scoreHistory.axis, axis))).orderBy(sql`${scoreHistory.at} DESC`, sql`${scoreHistory.id} DESC`).get();
     if (cause !== 'snapshot' && last && last.score === score) continue;
-    state.db.insert(scoreHistory).values({ id: newOrderedId(), portfolioId: row.id, axis, score, band: bandOf(score), cause, at }).run();
+    const id = newOrderedId();
+    state.db.insert(scoreHistory).values({ id, portfolioId: row.id, axis, score, band: bandOf(score), cause, at }).run();
+    if (last && cause !== 'snapshot') scoreMoved(state, { id, portfolio: { id: row.id, name: row.name }, axis, previous_score: last.score, score, cause, at });
   }
 }
 

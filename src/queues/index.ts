@@ -2,6 +2,7 @@
 import type { Env } from '../env';
 import { ANALYSIS_QUEUE, consumeAnalysis } from './analysis';
 import { ANALYSIS_DLQ, consumeAnalysisDeadLetters } from './dead-letter';
+import { consumeNotify, NOTIFY_QUEUE } from './notify';
 import { consumeRender, consumeRenderDeadLetters, RENDER_DLQ, RENDER_QUEUE } from './render';
 import { consumeScoring, consumeScoringDeadLetters, SCORING_DLQ, SCORING_QUEUE } from './scoring';
 
@@ -12,6 +13,7 @@ const consumers: Record<string, (batch: MessageBatch, env: Env) => Promise<void>
   [RENDER_DLQ]: consumeRenderDeadLetters,
   [SCORING_QUEUE]: consumeScoring,
   [SCORING_DLQ]: consumeScoringDeadLetters,
+  [NOTIFY_QUEUE]: consumeNotify,
 };
 
 export async function consumeBatch(batch: MessageBatch, env: Env, _ctx: ExecutionContext): Promise<void> {

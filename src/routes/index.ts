@@ -8,6 +8,7 @@ import { portfoliosRouter } from './portfolios';
 import { subjectsRouter } from './subjects';
 import { decisionsRouter } from './decisions';
 import { vexRouter } from './vex';
+import { notificationsRouter } from './notifications';
 import { jobsRouter } from './jobs';
 import { surveysRouter } from './surveys';
 import { reportsRouter } from './reports';
@@ -43,4 +44,5 @@ export const routers = [
   subjectsRouter,
   decisionsRouter,
   vexRouter,
+  notificationsRouter,
 ];

@@ -14,6 +14,7 @@ import m0011 from './0011_bundles_sha256.sql';
 import m0012 from './0012_content_layers.sql';
 import m0013 from './0013_report_findings_digest.sql';
 import m0014 from './0014_decisions.sql';
+import m0015 from './0015_notifications.sql';
 
   export default {
     journal,
@@ -32,7 +33,8 @@ m0010,
 m0011,
 m0012,
 m0013,
-m0014
+m0014,
+m0015
     }
   }
   
