@@ -3,10 +3,12 @@
 // real receiver (test/receiver/global-setup.mjs) that verifies Standard Webhooks signatures, fails,
 // answers too late and redirects: retries with the same webhook-id, the delivery log, the 24-hour
 // disable, secret rotation, Slack and Teams formats, and a burst paced to a chat destination's rate.
-import { runInDurableObject } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it, vi } from 'vitest';
 import { projectStub } from '../src/project/client';
+import { destinationsFor, ruleMatches, type EventFacts, type RuleShape } from '../src/notify/events';
+import { checkDestinationUrl, maskUrl, RefusedUrl } from '../src/notify/url-guard';
 import { api, expectError, json } from './helpers';
 import { dataTenant } from './data-plane';
 import { activityRows, addPerson } from './people';
@@ -302,4 +304,67 @@ describe('deliveries', () => {
     for (let i = 1; i < got.length; i++) expect(got[i]!.at - got[i - 1]!.at).toBeGreaterThanOrEqual(900);
     expect(got.some((m) => /^\d+ alerts from /.test(JSON.parse(m.body).text))).toBe(true);
   });
+});
+
+/** Rings the project object's alarm with its daily check due (runDurableObjectAlarm rings only an alarm that is set). */
+async function dailyCheck(projectId: string) {
+  await runSql(projectId, "DELETE FROM settings WHERE key = 'notifyDailyAt'");
+  const stub = projectStub(env, projectId);
+  await runInDurableObject(stub, (_i, state) => state.storage.setAlarm(Date.now() + 60_000));
+  expect(await runDurableObjectAlarm(stub)).toBe(true);
+}
+
+describe('events and rules', () => {
+  const shape = (over: Partial<RuleShape> = {}): RuleShape => ({
+    events: ['survey.completed'], destinationIds: ['d1'], subjects: null, portfolioIds: null, minSeverity: null, minBand: null, scoreDrop: null, staleDays: null, enabled: true, ...over,
+  });
+  const facts = (over: Partial<EventFacts> = {}): EventFacts => ({ type: 'survey.completed', severity: 'high', subject: 'app', portfolioId: null, band: null, drop: null, staleDays: null, ...over });
+
+  it('a rule narrows by event, subject, portfolio, severity, band, score drop and days without a survey', () => {
+    expect(ruleMatches(shape(), facts())).toBe(true);
+    expect(ruleMatches(shape({ enabled: false }), facts())).toBe(false);
+    expect(ruleMatches(shape(), facts({ type: 'survey.failed' }))).toBe(false);
+    expect(ruleMatches(shape({ subjects: ['other'] }), facts())).toBe(false);
+    expect(ruleMatches(shape({ minSeverity: 'critical' }), facts())).toBe(false);
+    expect(ruleMatches(shape({ minSeverity: 'high' }), facts({ severity: 'critical' }))).toBe(true);
+    expect(ruleMatches(shape({ events: ['portfolio.band_changed'], minBand: 'weak' }), facts({ type: 'portfolio.band_changed', band: 'fair' }))).toBe(false);
+    expect(ruleMatches(shape({ events: ['portfolio.band_changed'], minBand: 'weak' }), facts({ type: 'portfolio.band_changed', band: 'critical' }))).toBe(true);
+    expect(ruleMatches(shape({ events: ['portfolio.score_dropped'] }), facts({ type: 'portfolio.score_dropped', drop: 4 }))).toBe(false);
+    expect(ruleMatches(shape({ events: ['portfolio.score_dropped'], scoreDrop: 3 }), facts({ type: 'portfolio.score_dropped', drop: 4 }))).toBe(true);
+    expect(ruleMatches(shape({ events: ['portfolio.score_dropped'], portfolioIds: ['p1'] }), facts({ type: 'portfolio.score_dropped', drop: 9, portfolioId: 'p2' }))).toBe(false);
+    expect(ruleMatches(shape({ events: ['data_health.stale'], staleDays: 60 }), facts({ type: 'data_health.stale', staleDays: 45 }))).toBe(false);
+    expect(destinationsFor([shape({ destinationIds: ['a', 'b'] }), shape({ destinationIds: ['b', 'c'] }), shape({ destinationIds: ['d'], subjects: ['x'] })], facts())).toEqual(['a', 'b', 'c']);
+  });
+
+  it('production refuses loopback too; development allows http only there', () => {
+    for (const url of ['http://127.0.0.1:8787/x', 'https://127.0.0.1/x', 'https://localhost/x', 'https://[::1]/x', 'https://2130706433/x', 'http://localhost/x']) {
+      expect(() => checkDestinationUrl(url, { local: false }), url).toThrow(RefusedUrl);
+    }
+    expect(checkDestinationUrl('http://localhost:9000/x', { local: true }).port).toBe('9000');
+    expect(() => checkDestinationUrl('http://example.com/x', { local: true })).toThrow(/https/);
+    expect(maskUrl(new URL('https://hooks.slack.com/services/T0/B0/secret'))).toBe('https://hooks.slack.com/services/…');
+  });
+
+  it('expiring credentials and subjects not surveyed for the rule\'s days are announced once by the daily check', async () => {
+    const t = await dataTenant('notify-daily');
+    const hook = hookName('daily');
+    await configure(hook, { mode: 'ok' });
+    const { destination: d } = await destination(t, { kind: 'webhook', name: 'Daily', url: `${receiver()}/hook/${hook}` });
+    await rule(t, { name: 'Housekeeping', events: ['credential.expiring', 'data_health.stale'], destination_ids: [d.id], stale_days: 30 });
+    const res = await api(`${P(t.projectId)}/credential/spice-pass`, { token: t.token, body: { name: 'Short pass', duration_days: 3 } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    await analysed(t, sbom('old-app', [['lodash', '4.17.21']]));
+    await analysed(t, sbom('fresh-app', [['lodash', '4.17.21']]));
+    await runSql(t.projectId, "UPDATE jobs SET finished_at = ? WHERE id = (SELECT latest_survey_id FROM subjects WHERE name = 'old-app')", new Date(Date.now() - 40 * 86_400_000).toISOString());
+    await dailyCheck(t.projectId);
+    const got = await waitForReceived(hook, 2);
+    const events = got.map((m) => JSON.parse(m.body));
+    expect(events.map((e) => e.type).sort()).toEqual(['credential.expiring', 'data_health.stale']);
+    expect(events.find((e) => e.type === 'data_health.stale')).toMatchObject({ data: { subject: 'old-app', days_since_survey: 40 } });
+    expect(events.find((e) => e.type === 'credential.expiring')).toMatchObject({ summary: expect.stringContaining('upload pass Short pass expires'), data: { credential: { kind: 'upload_pass', name: 'Short pass' } } });
+    // The next day's check finds the same things: nothing is sent again.
+    await dailyCheck(t.projectId);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await received(hook)).toHaveLength(2);
+  }, 60_000);
 });
