@@ -12,7 +12,9 @@ import { checkDestinationUrl, maskUrl, RefusedUrl } from '../src/notify/url-guar
 import { api, expectError, json } from './helpers';
 import { dataTenant } from './data-plane';
 import { activityRows, addPerson } from './people';
-import { analysed, deliver, P, sbom } from './pipeline';
+import { analysed, deliver, P, sbom, settleScoring } from './pipeline';
+import { importRecords } from '../src/vulndb/import';
+import type { OsvRecord } from '../src/analysis/vulns/osv-types';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 const N = (t: { projectId: string }, rest = '') => `${P(t.projectId)}/v1/notification${rest}`;
@@ -366,5 +368,39 @@ describe('events and rules', () => {
     await dailyCheck(t.projectId);
     await new Promise((r) => setTimeout(r, 500));
     expect(await received(hook)).toHaveLength(2);
+  }, 60_000);
+});
+
+describe('events from the vulnerability data and the scores', () => {
+  const advisories = Object.values(import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true })) as OsvRecord[];
+  /** Affects ws 7.4.0; held back until the subject was surveyed and scored. */
+  const WS = 'GHSA-3h5v-q93c-6h6q';
+
+  it('a new advisory found by the re-matching for a deployed component is announced, and so is the score it drops', async () => {
+    await importRecords(env.DB, advisories.filter((r) => r.id !== WS), 'fixtures');
+    const t = await dataTenant('notify-rematch');
+    await analysed(t, sbom('shop', [['ws', '7.4.0']]));
+    await settleScoring(t);
+    const hook = hookName('rematch');
+    await configure(hook, { mode: 'ok' });
+    const { destination: d } = await destination(t, { kind: 'webhook', name: 'Security', url: `${receiver()}/hook/${hook}` });
+    await rule(t, { name: 'New advisories', events: ['advisory.published'], destination_ids: [d.id], subjects: ['shop'] });
+    await rule(t, { name: 'Scores', events: ['portfolio.score_dropped', 'portfolio.band_changed'], destination_ids: [d.id], score_drop: 1 });
+
+    await importRecords(env.DB, advisories.filter((r) => r.id === WS), 'rematch-test');
+    const { id, result } = await deliver({ kind: 'rematch', projectId: t.projectId }, { queue: 'posture-scoring' });
+    expect(result.explicitAcks).toEqual([id]);
+    const [published] = await waitForReceived(hook, 1);
+    expect(JSON.parse(published!.body)).toMatchObject({
+      type: 'advisory.published', id: `advisory.published:shop:${WS}`,
+      data: { subject: 'shop', advisory_id: WS, components: [{ purl: 'pkg:npm/ws@7.4.0', version: '7.4.0', fix_version: '7.5.10' }] },
+    });
+
+    await settleScoring(t);
+    const got = await waitForReceived(hook, 2);
+    const dropped = got.map((m) => JSON.parse(m.body)).find((e) => e.type === 'portfolio.score_dropped');
+    expect(dropped).toMatchObject({ data: { axis: 'vuln', cause: 'vulnerability-data' } });
+    expect(dropped.data.drop).toBeGreaterThan(0);
+    expect(dropped.data.previous_score - dropped.data.score).toBeCloseTo(dropped.data.drop, 0);
   }, 60_000);
 });
