@@ -8,7 +8,7 @@ export type DestinationKind = 'webhook' | 'slack' | 'teams' | 'email';
 export const DESTINATION_KINDS: readonly DestinationKind[] = ['webhook', 'slack', 'teams', 'email'];
 
 /** The least time between two messages to one destination: Slack's incoming webhooks allow about one a second. */
-export const SEND_INTERVAL_MS: Record<DestinationKind, number> = { webhook: 50, slack: 1_000, teams: 1_000, email: 1_000 };
+export const SEND_INTERVAL_MS: Record<DestinationKind, number> = { webhook: 20, slack: 1_000, teams: 1_000, email: 1_000 };
 /** Events one message carries at most: a webhook one (its body is the event), the others a digest. */
 export const EVENTS_PER_MESSAGE: Record<DestinationKind, number> = { webhook: 1, slack: 20, teams: 20, email: 50 };
 /** Digest lines shown before "and N more". */

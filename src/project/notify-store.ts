@@ -31,8 +31,8 @@ export const PREVIOUS_SECRET_MS = 24 * 60 * 60_000;
 export const RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 8 * 3_600_000, 8 * 3_600_000];
 /** How long a taken message is held for the consumer before another may take it. */
 const LEASE_MS = 60_000;
-/** Messages a webhook destination's consumer sends per queue message (one a 50 ms slot: about a second). */
-const WEBHOOK_TAKE = 20;
+/** Messages a webhook destination's consumer sends per queue message (one a 20 ms slot: about a second). */
+const WEBHOOK_TAKE = 50;
 /** Delivered and dropped messages, events and log rows are kept this long (the log's window; events for deduplication). */
 export const KEEP_MS = 30 * 24 * 60 * 60_000;
 /** Events built per alarm ring. */
@@ -271,6 +271,23 @@ export async function sendTestEvent(state: ProjectState, destinationId: string, 
   return { event, message_id: message?.id ?? null };
 }
 
+/**
+ * Sample events raised as real ones are (matched against the rules, put in each named destination's
+ * outbox, sent on): `npm run bench:notify` through a development route. Answers their ids and times.
+ */
+export async function raiseSamples(state: ProjectState, input: { count: number; type: EventType }): Promise<{ events: { id: string; occurred_at: string }[]; messages: number }> {
+  const project = await projectFacts(state);
+  const rules = ruleShapes(state);
+  const events: { id: string; occurred_at: string }[] = [];
+  let messages = 0;
+  for (let i = 0; i < input.count; i++) {
+    const event = sampleEvent(project, input.type);
+    messages += await enqueue(state, event, destinationsFor(rules, factsOf(event)));
+    events.push({ id: event.id, occurred_at: event.occurred_at });
+  }
+  return { events, messages };
+}
+
 // ---- the outbox, drained by the notify queue's consumer ----
 
 /** Sends the destination's queue message unless one is already on its way, timed for its next due message and its pace. */
@@ -283,7 +300,9 @@ async function kick(state: ProjectState, destination: DestinationRow): Promise<v
   if (next === null) return;
   const due = Math.max(now, next, destination.nextSlotAt);
   const message: NotifyQueueMessage = { projectId: state.projectId, destinationId: destination.id };
-  await state.env.NOTIFY_QUEUE.send(message, { delaySeconds: Math.min(43_200, Math.ceil((due - now) / 1000)) });
+  // Queue delays are whole seconds: a turn due within the second is sent at once (the consumer keeps the pace).
+  const delaySeconds = due - now < 1000 ? 0 : Math.min(43_200, Math.ceil((due - now) / 1000));
+  await state.env.NOTIFY_QUEUE.send(message, { delaySeconds });
   state.db.update(notifyDestinations).set({ kickAt: due }).where(eq(notifyDestinations.id, destination.id)).run();
 }
 

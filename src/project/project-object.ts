@@ -834,6 +834,12 @@ export class ProjectObject extends DurableObject<Env> {
    * src/project/dev-sql.ts). Refused unless the instance enables the dev routes: a deployed object runs
    * no SQL it is sent.
    */
+  /** Sample notification events through the rules (`npm run bench:notify`); refused without DEV_SECRET. */
+  async devRaiseSamples(input: Parameters<typeof notifications.raiseSamples>[1]): Promise<unknown> {
+    if (!this.env.DEV_SECRET) throw new Error('devRaiseSamples serves the dev routes only, and this instance has no DEV_SECRET.');
+    return this.rpc((state) => notifications.raiseSamples(state, input));
+  }
+
   async devSql(input: DevSqlInput): Promise<DevSqlAnswer> {
     if (!this.env.DEV_SECRET) throw new Error('devSql serves the dev routes only, and this instance has no DEV_SECRET.');
     return this.rpc((state) => runDevSql(state, input));

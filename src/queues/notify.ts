@@ -20,7 +20,7 @@ export const NOTIFY_QUEUE = 'posture-notify';
 
 const NotifyMessageSchema = z.object({ projectId: z.string().min(1), destinationId: z.string().min(1) });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pause = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
 async function open(env: Env, work: TakenWork): Promise<OpenDestination> {
   const { destination } = work;
@@ -47,8 +47,10 @@ async function deliverTaken(env: Env, work: TakenWork): Promise<AttemptReport[]>
     attempts.push(report(parsed.map((m) => m.id), events, Math.max(...parsed.map((m) => m.attempt)), at, result));
     return attempts;
   }
+  const started = Date.now();
   for (const [index, message] of parsed.entries()) {
-    if (index > 0) await pause(work.intervalMs);
+    // Paced by start times: the n-th request goes no sooner than n slots after the first.
+    await pause(started + index * work.intervalMs - Date.now());
     const at = new Date().toISOString();
     const result = await deliver(env, destination, { id: message.id, events: [message.event] });
     attempts.push(report([message.id], [message.event], message.attempt, at, result));

@@ -23,6 +23,8 @@ import { samplePqcModel, sampleModel } from '../../render/sample';
 import { measureAnalysisFloor, measureSurveyFloor } from './analysis-floor';
 import { renderBenchReport, seedBenchReport } from './render-stored';
 import { rescoreAll, seedBench } from './bench-seed';
+import { EVENT_TYPES } from '../../notify/events';
+import { withProject } from '../../project/client';
 
 export const DEMO = {
   orgId: '0d3e0000-0000-4000-8000-000000000001',
@@ -288,6 +290,20 @@ const rescore = defineRoute({
   responses: { 200: { description: 'The portfolios asked for.', content: { 'application/json': { schema: z.object({ portfolios: z.array(z.string()), subjects: z.number().int() }) } } } },
 });
 
+const notifyBurst = defineRoute({
+  operationId: 'devNotifyBurst',
+  method: 'post',
+  path: '/api/v1/dev/notify-burst',
+  tags: ['Local development'],
+  summary: 'Raise sample events through the project\'s rules (local instances only)',
+  description: 'Raises `count` sample events of `type` at once, each matched against the project\'s rules and put in the outbox of every destination they name, as a real event is (`npm run bench:notify`). 404 unless the instance has a DEV_SECRET.',
+  access: 'public',
+  errors: [401, 404],
+  middleware: [devOnly],
+  request: { query: z.object({ projectId: z.uuid(), count: z.coerce.number().int().min(1).max(1000), type: z.enum(EVENT_TYPES).default('survey.completed') }) },
+  responses: { 200: { description: 'The events raised and the messages they made.', content: { 'application/json': { schema: z.object({ events: z.array(z.object({ id: z.string(), occurred_at: z.string() })), messages: z.number().int() }) } } } },
+});
+
 /** Creates the demo tenant unless it exists; safe to call on every start. */
 export async function seedDemo(d1: D1Database) {
   const db = controlDb(d1);
@@ -299,6 +315,10 @@ export async function seedDemo(d1: D1Database) {
 }
 
 export const devRouter = createRouter()
+  .openapi(notifyBurst, async (c) => {
+    const { projectId, count, type } = c.req.valid('query');
+    return c.json(await withProject<{ events: { id: string; occurred_at: string }[]; messages: number }>(c.env, projectId, (stub) => stub.devRaiseSamples({ count, type })), 200);
+  })
   .openapi(benchSeed, async (c) => c.json(await seedBench(c.env, c.req.valid('query')), 200))
   .openapi(rescore, async (c) => c.json(await rescoreAll(c.env, c.req.valid('query').projectId), 200))
   .openapi(renderStoredSeed, async (c) => {
