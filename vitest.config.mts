@@ -48,8 +48,8 @@ export default defineConfig(async () => {
             JWT_SECRET: 'test-signing-secret-0123456789abcdef0123456789abcdef',
             DEV_SECRET: 'test-dev-secret',
             NOTIFY_KEY: 'test-notify-key-0123456789abcdef0123456789abcdef',
-            // A receiver that answers too late is given up on after 1.5 s (10 s in production).
-            NOTIFY_TIMEOUT_MS: '1500',
+            // A receiver that answers too late is given up on after 3 s (10 s in production).
+            NOTIFY_TIMEOUT_MS: '3000',
             // Tests call http://localhost (test/helpers.ts): the MCP server's OAuth issuer and resource live there.
             API_URL: 'http://localhost',
           },

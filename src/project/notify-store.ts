@@ -302,8 +302,14 @@ async function kick(state: ProjectState, destination: DestinationRow): Promise<v
   const message: NotifyQueueMessage = { projectId: state.projectId, destinationId: destination.id };
   // Queue delays are whole seconds: a turn due within the second is sent at once (the consumer keeps the pace).
   const delaySeconds = due - now < 1000 ? 0 : Math.min(43_200, Math.ceil((due - now) / 1000));
-  await state.env.NOTIFY_QUEUE.send(message, { delaySeconds });
+  // Marked before the send: another call running while it is awaited sees the message on its way.
   state.db.update(notifyDestinations).set({ kickAt: due }).where(eq(notifyDestinations.id, destination.id)).run();
+  try {
+    await state.env.NOTIFY_QUEUE.send(message, { delaySeconds });
+  } catch (error) {
+    state.db.update(notifyDestinations).set({ kickAt: null }).where(eq(notifyDestinations.id, destination.id)).run();
+    throw error;
+  }
 }
 
 /** Sends the destination's next queue message now that the one in hand is done with. */
@@ -381,6 +387,9 @@ export async function reportAttempts(state: ProjectState, destinationId: string,
   if (!destination) return { disabled: null };
   const now = Date.now();
   let failingSince = destination.failingSince;
+  // After a failed attempt the destination rests until that message's retry: the others wait behind it
+  // rather than each failing in turn against a receiver that is down.
+  let restUntil = 0;
   state.db.transaction((tx) => {
     for (const attempt of input.attempts) {
       tx.insert(notifyDeliveries).values({ id: newOrderedId(), destinationId, ...attempt }).run();
@@ -389,9 +398,14 @@ export async function reportAttempts(state: ProjectState, destinationId: string,
         const attempts = row.attempts + 1;
         if (attempt.delivered) tx.update(notifyOutbox).set({ attempts, state: 'delivered', finishedAt: now, leasedUntil: null }).where(eq(notifyOutbox.id, row.id)).run();
         else if (now - row.createdAt >= GIVE_UP_MS) tx.update(notifyOutbox).set({ attempts, state: 'dropped', finishedAt: now, leasedUntil: null }).where(eq(notifyOutbox.id, row.id)).run();
-        else tx.update(notifyOutbox).set({ attempts, nextAttemptAt: nextAttemptAt(row.createdAt, attempts, now), leasedUntil: null }).where(eq(notifyOutbox.id, row.id)).run();
+        else {
+          const next = nextAttemptAt(row.createdAt, attempts, now);
+          tx.update(notifyOutbox).set({ attempts, nextAttemptAt: next, leasedUntil: null }).where(eq(notifyOutbox.id, row.id)).run();
+          restUntil = restUntil ? Math.min(restUntil, next) : next;
+        }
       }
       failingSince = attempt.delivered ? null : (failingSince ?? attempt.at);
+      if (attempt.delivered) restUntil = 0;
     }
     const tried = new Set(input.attempts.flatMap((a) => a.messageIds));
     const untried = input.taken.filter((id) => !tried.has(id));
@@ -401,7 +415,7 @@ export async function reportAttempts(state: ProjectState, destinationId: string,
   const disable = last !== undefined && !last.delivered && failingSince !== null && now - Date.parse(failingSince) >= GIVE_UP_MS && !destination.disabledAt;
   const reason = disable ? `Every delivery failed for 24 hours (since ${failingSince}); the last: ${last!.error ?? `status ${last!.statusCode}`}.` : null;
   state.db.update(notifyDestinations).set({
-    failingSince, kickAt: null, nextSlotAt: Math.max(destination.nextSlotAt, now + SEND_INTERVAL_MS[destination.kind]),
+    failingSince, kickAt: null, nextSlotAt: Math.max(destination.nextSlotAt, now + SEND_INTERVAL_MS[destination.kind], restUntil),
     ...(disable ? { disabledAt: new Date(now).toISOString(), disabledReason: reason, updatedAt: new Date(now).toISOString() } : {}),
   }).where(eq(notifyDestinations.id, destinationId)).run();
   const after = requireDestination(state, destinationId);
