@@ -44,3 +44,8 @@ export const RegenerateAnswer = StartSurveyAnswer.extend({ supersedes: z.uuid() 
 
 export const SurveyParams = z.object({ projectId: uuidParam('projectId'), surveyId: uuidParam('surveyId') });
 export const SurveyJobParams = z.object({ projectId: uuidParam('projectId'), jobId: uuidParam('jobId') });
+
+export const CiQuery = z.object({
+  format: z.enum(['sarif', 'junit', 'markdown']).openapi({ description: '`sarif` (SARIF 2.1.0), `junit` (JUnit XML) or `markdown` (the job summary).' }),
+  failOn: z.string().max(500).optional().openapi({ description: 'The CLI\'s `--fail-on` tokens, comma-separated (e.g. `new-red,high+`): JUnit fails what they name and the summary says whether the gate passed. Without it JUnit fails red cryptography and critical or high advisories.' }),
+});
