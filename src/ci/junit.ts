@@ -47,7 +47,8 @@ function findingLine(f: CiFinding): string {
   const isNew = f.isNew ? ' [new]' : '';
   if (f.report === 'composition') {
     const fix = str(d.fix_version) ? ` Fixed in ${String(d.fix_version)}.` : '';
-    return `- ${str(d.advisory_id) ?? '?'} (${f.section}): ${str(d.summary) ?? str(d.explanation) ?? ''}${fix}${isNew}${decided}`;
+    const summary = (str(d.summary) ?? str(d.explanation) ?? '').replace(/([^.!?])$/, '$1.');
+    return `- ${str(d.advisory_id) ?? '?'} (${f.section}): ${summary}${fix}${isNew}${decided}`;
   }
   const where = f.occurrences.slice(0, 3).map((o) => (o.line ? `${o.location}:${o.line}` : o.location)).join(', ');
   return `- ${f.name}: ${str(d.explanation) ?? ''}${str(d.replacement) ? ` Move to ${String(d.replacement)}.` : ''}${where ? ` At ${where}.` : ''}${isNew}${decided}`;
@@ -78,7 +79,7 @@ export function junitXml(data: CiSurveyData, tokens: GateToken[], gate: GateResu
       let inner: string;
       if (failing.length) {
         failures++;
-        inner = `<failure${attrs({ type: group.section, message: `${group.name}: ${failing.length} of ${count} ${tokens.length ? `trip --fail-on ${tokens.map((t) => t.token).join(',')}` : `are ${group.section}`}` })}>${xmlText(body)}</failure>`;
+        inner = `<failure${attrs({ type: group.section, message: `${group.name}: ${failing.length} of ${count} ${tokens.length ? `trip${failing.length === 1 ? 's' : ''} --fail-on ${tokens.map((t) => t.token).join(',')}` : `${failing.length === 1 ? 'is' : 'are'} ${group.section}`}` })}>${xmlText(body)}</failure>`;
       } else if (!open.length) {
         skipped++;
         inner = `<skipped${attrs({ message: `every finding is covered by a decision that suppresses it` })}/>`;

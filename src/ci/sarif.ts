@@ -109,10 +109,10 @@ function ruleOf(id: string, f: CiFinding): JsonObject {
   return {
     id, name: `Crypto${(rule ?? 'unclassified').replace(/(^|[^A-Za-z0-9]+)([a-zA-Z0-9])/g, (_m, _s, c: string) => c.toUpperCase())}`,
     shortDescription: { text: `${text} (${f.section})` },
-    fullDescription: { text: `${text}. Section ${f.section}${str(d.source) ? `; source: ${String(d.source)}` : ''}.` },
+    fullDescription: { text: `${text}: its findings are ${f.section}.` },
     help: { text: str(d.replacement) ? `Move to ${String(d.replacement)}.` : 'See the classification table for what to move to.' },
     defaultConfiguration: { level: levelOf(f) },
-    properties: { tags: ['security', 'cryptography', 'post-quantum'], 'security-severity': SECURITY_SEVERITY[f.section], section: f.section, ...(str(d.source) ? { source: d.source } : {}) },
+    properties: { tags: ['security', 'cryptography', 'post-quantum'], 'security-severity': SECURITY_SEVERITY[f.section], section: f.section },
   };
 }
 
