@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+// The GitHub Action's work (integrations/github/action.yml, docs/ci.md): runs the posture CLI of this
+// checkout (the action's own version) on the SBOMs or CBOMs it is given, with the upload pass from a
+// secret, waits for the survey, writes its markdown summary to the job summary and its outputs
+// (`survey-id`, `passed`, counts) to $GITHUB_OUTPUT, and the SARIF file when asked. It always exits 0
+// once the survey is known: the action fails the job afterwards (`exit-code`), so SARIF is uploaded
+// even when the --fail-on gate trips. Plain node, no dependency: a test runs it with the environment a
+// runner gives (test-node/github-action.test.mjs).
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SECTIONS = ['red', 'yellow', 'transition', 'green', 'unclassified'];
+const SEVERITIES = ['critical', 'high', 'medium', 'low', 'unknown'];
+
+/**
+ * The action's inputs as the composite action passes them (INPUT_* variables).
+ * @param {NodeJS.ProcessEnv} env
+ */
+export function readInputs(env) {
+  const input = (/** @type {string} */ name) => (env[`INPUT_${name.replace(/-/g, '_').toUpperCase()}`] ?? '').trim();
+  const bool = (/** @type {string} */ name, /** @type {boolean} */ fallback) => {
+    const v = input(name).toLowerCase();
+    return v === '' ? fallback : ['true', 'yes', '1', 'on'].includes(v);
+  };
+  const temp = env.RUNNER_TEMP || tmpdir();
+  return {
+    api: input('api'), project: input('project'), pass: input('pass'),
+    paths: input('paths').split(/[\n,]/).map((p) => p.trim()).filter(Boolean),
+    target: input('target'), tag: input('tag'), failOn: input('fail-on'),
+    sarif: bool('sarif', false), summary: bool('summary', true),
+    sarifFile: input('sarif-file') || path.join(temp, 'posture.sarif'),
+    temp,
+  };
+}
+
+/**
+ * The bare package names the CLI imports (node: builtins left out), read from its sources.
+ * @param {string} root
+ */
+export function cliDependencies(root = ROOT) {
+  const names = new Set();
+  const files = [path.join(root, 'cli/posture.mjs'), ...readdirSync(path.join(root, 'cli/lib')).filter((f) => f.endsWith('.mjs')).map((f) => path.join(root, 'cli/lib', f))];
+  for (const file of files) {
+    for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'([^'.][^']*)'/g)) {
+      const spec = m[1];
+      if (spec.startsWith('node:')) continue;
+      names.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+    }
+  }
+  return [...names].sort();
+}
+
+/**
+ * The CLI to run: this checkout's, when its dependencies resolve (a repository with node_modules);
+ * else a copy in the runner's temp directory with only the CLI's dependencies installed, at the
+ * versions this checkout's package.json pins.
+ * @param {string} temp
+ * @param {(line: string) => void} log
+ */
+export function prepareCli(temp, log) {
+  const deps = cliDependencies();
+  const missing = deps.filter((name) => {
+    try {
+      import.meta.resolve(name);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (!missing.length) return path.join(ROOT, 'cli/posture.mjs');
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const dir = mkdtempSync(path.join(temp, 'posture-cli-'));
+  cpSync(path.join(ROOT, 'cli'), path.join(dir, 'cli'), { recursive: true });
+  const dependencies = Object.fromEntries(deps.map((name) => [name, pkg.dependencies?.[name] ?? 'latest']));
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'posture-cli', version: pkg.version, private: true, type: 'module', dependencies }, null, 2));
+  log(`installing the CLI's dependencies: ${Object.entries(dependencies).map(([n, v]) => `${n}@${v}`).join(' ')}`);
+  const npm = spawnSync('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: dir, stdio: 'inherit' });
+  if (npm.status !== 0) throw new Error(`npm install of the CLI's dependencies failed (exit ${npm.status})`);
+  return path.join(dir, 'cli/posture.mjs');
+}
+
+/**
+ * What to upload: one path as it is (a file, or a directory the CLI packs); several files are copied
+ * into one directory, packed as one bundle.
+ * @param {string[]} paths
+ * @param {string} temp
+ */
+export function bundlePath(paths, temp) {
+  if (!paths.length) throw new Error('the `paths` input names no SBOM, CBOM or directory');
+  for (const p of paths) if (!existsSync(p)) throw new Error(`${p}: no such file or directory`);
+  if (paths.length === 1) return paths[0];
+  const dir = mkdtempSync(path.join(temp, 'posture-bundle-'));
+  paths.forEach((p, i) => {
+    if (statSync(p).isDirectory()) throw new Error(`${p}: name one directory alone, or files`);
+    cpSync(p, path.join(dir, `${String(i + 1).padStart(3, '0')}-${path.basename(p)}`));
+  });
+  return dir;
+}
+
+/**
+ * One `name=value` line per output (values are single lines here).
+ * @param {string} file
+ * @param {Record<string, string | number | boolean>} outputs
+ */
+function writeOutputs(file, outputs) {
+  const text = Object.entries(outputs).map(([k, v]) => `${k}=${String(v).replace(/\r?\n/g, ' ')}\n`).join('');
+  if (file) appendFileSync(file, text);
+  else process.stdout.write(text);
+}
+
+/**
+ * Runs the CLI with --json and answers its exit code and its JSON events.
+ * @param {string} cli
+ * @param {string[]} args
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {Promise<{ code: number, events: any[] }>}
+ */
+function runCli(cli, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const events = out.split('\n').filter(Boolean).flatMap((line) => {
+        try {
+          return [JSON.parse(line)];
+        } catch {
+          return [];
+        }
+      });
+      resolve({ code: code ?? 1, events });
+    });
+  });
+}
+
+/**
+ * The action: answers the exit code the job should end with (0, or the CLI's: 1 failed, 3 gate).
+ * @param {NodeJS.ProcessEnv} env
+ * @param {(line: string) => void} [log]
+ */
+export async function main(env, log = (line) => process.stdout.write(`${line}\n`)) {
+  const inputs = readInputs(env);
+  if (!inputs.api) throw new Error('the `api` input is required');
+  if (!inputs.pass) throw new Error('the `pass` input is required (an upload pass, from a secret)');
+  const cli = prepareCli(inputs.temp, log);
+  const upload = bundlePath(inputs.paths, inputs.temp);
+  mkdirSync(inputs.temp, { recursive: true });
+  const summaryFile = path.join(mkdtempSync(path.join(inputs.temp, 'posture-summary-')), 'summary.md');
+  const args = ['upload', upload, '--json', '--api', inputs.api, '--summary-md', summaryFile];
+  if (inputs.project) args.push('--project', inputs.project);
+  if (inputs.target) args.push('--target', inputs.target);
+  if (inputs.tag) args.push('--tag', inputs.tag);
+  if (inputs.failOn) args.push('--fail-on', inputs.failOn);
+  if (inputs.sarif) args.push('--sarif', inputs.sarifFile);
+  // The pass goes by the environment, never on a command line (ps shows those).
+  const { POSTURE_TOKEN: _token, ...rest } = env;
+  const { code, events } = await runCli(cli, args, { ...rest, POSTURE_PASS: inputs.pass });
+  const surveyId = events.find((e) => e.event === 'survey')?.surveyId ?? '';
+  const done = events.find((e) => e.event === 'done');
+  const wrote = new Set(events.filter((e) => e.event === 'wrote').map((e) => e.file));
+  const pqc = done?.figures?.['pqc-inventory'];
+  const comp = done?.figures?.composition;
+  /** @type {Record<string, string | number | boolean>} */
+  const outputs = {
+    'survey-id': surveyId, status: done?.status ?? 'UNKNOWN',
+    passed: code === 0 && done?.status === 'COMPLETED',
+    'exit-code': code,
+    ...Object.fromEntries(SECTIONS.map((s) => [s, pqc?.sections?.[s] ?? ''])),
+    ...Object.fromEntries(SEVERITIES.map((s) => [s, comp?.severities?.[s] ?? ''])),
+    'sarif-file': inputs.sarif && wrote.has(inputs.sarifFile) ? inputs.sarifFile : '',
+  };
+  writeOutputs(env.GITHUB_OUTPUT ?? '', outputs);
+  if (inputs.summary) {
+    const markdown = wrote.has(summaryFile)
+      ? readFileSync(summaryFile, 'utf8')
+      : `## Posture\n\n${surveyId ? `Survey \`${surveyId}\` ` : 'The upload '}did not complete${done?.message ? `: ${done.message}` : ''}. The job's log has the CLI's messages.\n`;
+    if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${markdown}\n`);
+    else log(markdown);
+  }
+  log(`posture: survey ${surveyId || '(none)'} ${done?.status ?? 'not finished'}; exit code ${code}`);
+  return code;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    const code = await main(process.env);
+    // The job fails in the action's last step, after the SARIF upload: exit 0 here once outputs are written.
+    process.exit(process.env.POSTURE_ACTION_EXIT === 'direct' ? code : 0);
+  } catch (err) {
+    process.stderr.write(`::error::posture: ${/** @type {Error} */ (err).message}\n`);
+    process.exit(1);
+  }
+}
