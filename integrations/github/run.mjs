@@ -6,12 +6,13 @@
 // once the survey is known: the action fails the job afterwards (`exit-code`), so SARIF is uploaded
 // even when the --fail-on gate trips. Plain node, no dependency: a test runs it with the environment a
 // runner gives (test-node/github-action.test.mjs).
-import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { prepareCli } from '../lib/cli.mjs';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+export { cliDependencies } from '../lib/cli.mjs';
 const SECTIONS = ['red', 'yellow', 'transition', 'green', 'unclassified'];
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'unknown'];
 
@@ -34,52 +35,6 @@ export function readInputs(env) {
     sarifFile: input('sarif-file') || path.join(temp, 'posture.sarif'),
     temp,
   };
-}
-
-/**
- * The bare package names the CLI imports (node: builtins left out), read from its sources.
- * @param {string} root
- */
-export function cliDependencies(root = ROOT) {
-  const names = new Set();
-  const files = [path.join(root, 'cli/posture.mjs'), ...readdirSync(path.join(root, 'cli/lib')).filter((f) => f.endsWith('.mjs')).map((f) => path.join(root, 'cli/lib', f))];
-  for (const file of files) {
-    for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'([^'.][^']*)'/g)) {
-      const spec = m[1];
-      if (spec.startsWith('node:')) continue;
-      names.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
-    }
-  }
-  return [...names].sort();
-}
-
-/**
- * The CLI to run: this checkout's, when its dependencies resolve (a repository with node_modules);
- * else a copy in the runner's temp directory with only the CLI's dependencies installed, at the
- * versions this checkout's package.json pins.
- * @param {string} temp
- * @param {(line: string) => void} log
- */
-export function prepareCli(temp, log) {
-  const deps = cliDependencies();
-  const missing = deps.filter((name) => {
-    try {
-      import.meta.resolve(name);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-  if (!missing.length) return path.join(ROOT, 'cli/posture.mjs');
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  const dir = mkdtempSync(path.join(temp, 'posture-cli-'));
-  cpSync(path.join(ROOT, 'cli'), path.join(dir, 'cli'), { recursive: true });
-  const dependencies = Object.fromEntries(deps.map((name) => [name, pkg.dependencies?.[name] ?? 'latest']));
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'posture-cli', version: pkg.version, private: true, type: 'module', dependencies }, null, 2));
-  log(`installing the CLI's dependencies: ${Object.entries(dependencies).map(([n, v]) => `${n}@${v}`).join(' ')}`);
-  const npm = spawnSync('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: dir, stdio: 'inherit' });
-  if (npm.status !== 0) throw new Error(`npm install of the CLI's dependencies failed (exit ${npm.status})`);
-  return path.join(dir, 'cli/posture.mjs');
 }
 
 /**

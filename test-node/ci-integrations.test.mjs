@@ -1,7 +1,8 @@
-// The GitHub Action's script (integrations/github/run.mjs) run as a runner runs it: the composite
-// action's INPUT_* variables, GITHUB_STEP_SUMMARY and GITHUB_OUTPUT files, RUNNER_TEMP, against the
-// fake service (test-node/fake-service.mjs). It must write the summary and the outputs, the SARIF
-// file when asked, and leave failing the job to the action's last step (exit-code).
+// The CI integrations (integrations/, docs/ci.md) against the fake service (test-node/fake-service.mjs):
+// the GitHub Action's script (integrations/github/run.mjs) run as a runner runs it (the composite
+// action's INPUT_* variables, GITHUB_STEP_SUMMARY and GITHUB_OUTPUT files, RUNNER_TEMP): it must write
+// the summary and the outputs, the SARIF file when asked, and leave failing the job to the action's
+// last step (exit-code); the shell script for other systems; the GitLab template's wiring.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -130,5 +131,34 @@ describe('the GitHub Action', () => {
     expect(upload).toBeGreaterThan(steps.indexOf(script));
     expect(fail).toBeGreaterThan(upload);
     expect(steps.some((s) => String(s.uses ?? '').startsWith('docker://'))).toBe(false);
+  });
+});
+
+describe('the shell script and the GitLab template', () => {
+  const SCRIPT = path.resolve(import.meta.dirname, '../integrations/shell/posture-ci.sh');
+
+  it('posture-ci.sh writes the SARIF, JUnit and markdown files, prints the summary, and exits with the gate\'s code', async () => {
+    fake = await startFake({ projectId: PROJECT, stepDelayMs: 10, findings: FINDINGS });
+    const out = path.join(dir, randomUUID());
+    const env = { PATH: process.env.PATH ?? '', TMPDIR: dir, POSTURE_API: fake.url, POSTURE_PASS: pass, POSTURE_TARGET: 'payments-api', POSTURE_FAIL_ON: 'critical', POSTURE_OUT: out };
+    const res = await finished(spawn('sh', [SCRIPT, path.join(dir, 'app.cdx.json'), path.join(dir, 'crypto.cbom.json')], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect(res.code).toBe(3);
+    const [surveyId] = fake.state.surveys.keys();
+    expect(res.stderr).toBe(`posture: survey ${surveyId}: --fail-on tripped: critical 1 (gate)\n`);
+    expect(res.stdout).toMatch(new RegExp(`\\n## Posture: payments-api\\n\\nSurvey \`${surveyId}\` completed\\. --fail-on critical\\n$`));
+    expect(JSON.parse(await readFile(path.join(out, 'posture.sarif'), 'utf8')).runs[0].properties.survey_id).toBe(surveyId);
+    expect(await readFile(path.join(out, 'posture-junit.xml'), 'utf8')).toContain(`posture survey ${surveyId}`);
+    expect(fake.state.bundles).toHaveLength(1);
+    const usage = await finished(spawn('sh', [SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect(usage.code).toBe(2);
+  });
+
+  it('the GitLab template runs the shell script and reports the JUnit file it writes, kept when the job fails', async () => {
+    const template = parse(await readFile(path.resolve(import.meta.dirname, '../integrations/gitlab/posture.gitlab-ci.yml'), 'utf8'));
+    const job = template['.posture'];
+    expect(job.script.at(-1)).toContain('integrations/shell/posture-ci.sh');
+    expect(job.artifacts.when).toBe('always');
+    expect(job.artifacts.reports.junit).toBe(`${job.variables.POSTURE_OUT}/posture-junit.xml`);
+    expect(job.artifacts.paths).toEqual([`${job.variables.POSTURE_OUT}/`]);
   });
 });
