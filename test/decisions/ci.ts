@@ -16,7 +16,7 @@ import kafka from '../fixtures/cbom/ibm-cbomkit__kafka-cbom.json?raw';
 import sarifSchema from '../fixtures/schemas/sarif-2.1.0.json';
 import { api, expectError, json } from '../helpers';
 import { dataTenant } from '../data-plane';
-import { apiToken, uploadPass } from '../people';
+import { addPerson, apiToken, uploadPass } from '../people';
 import { analysed, letRendersFinish, letScoringFinish, P, sbom, settleScoring, startSurvey, tarGz } from '../pipeline';
 
 const advisories = import.meta.glob('../fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
@@ -210,9 +210,13 @@ describe('ci outputs', () => {
     expect(sarif.status, await sarif.clone().text()).toBe(200);
     const other = await uploadPass(t);
     await expectError(await api(ci(t, first, 'format=sarif'), { token: other }), 403, 'forbidden');
-    // A token without project:view is refused whatever the survey.
-    const noView = await apiToken(t, ['project:edit'] as any).catch(() => null);
-    if (noView) expect((await api(ci(t, first, 'format=sarif'), { token: noView })).status).toBe(403);
+    // A person with project:view reads it (a Viewer); one without is refused, naming the permission.
+    const viewer = await addPerson(t, 'Viewer', 'ci-viewer');
+    expect((await api(ci(t, first, 'format=junit'), { token: viewer.token })).status).toBe(200);
+    const outsider = await addPerson(t, { permissions: ['org:view'] }, 'ci-outsider');
+    await expectError(await api(ci(t, first, 'format=junit'), { token: outsider.token }), 403, 'permission_denied', { permission: 'project:view' });
+    // An API token with project:view reads it too.
+    expect((await api(ci(t, first, 'format=markdown'), { token: await apiToken(t, ['project:view']) })).status).toBe(200);
     const elsewhere = await dataTenant('ci-other');
     await expectError(await api(ci(elsewhere, first, 'format=sarif'), { token: elsewhere.token }), 404, 'not_found');
     await expectError(await api(ci(t, first, 'format=sarif'), { token: elsewhere.pass }), 403, 'forbidden');
@@ -220,6 +224,17 @@ describe('ci outputs', () => {
     await expectError(await api(ci(t, pending.surveyId, 'format=markdown'), { token: t.pass }), 409, 'conflict');
     await expectError(await api(ci(t, pending.surveyId, 'format=markdown'), { token: other }), 403, 'forbidden');
     await expectError(await api(ci(t, crypto.randomUUID(), 'format=markdown'), { token: t.token }), 404, 'not_found');
+  });
+
+  it('is in the OpenAPI document: any credential with project:view or an upload pass, its errors and three media types', async () => {
+    const doc = await json(await api('/api/v1/openapi.json'));
+    const op = doc.paths['/api/v1/project/{projectId}/v1/survey/{surveyId}/ci'].get;
+    expect(op.operationId).toBe('getSurveyCiOutput');
+    expect(op.security).toEqual([{ apiToken: [] }, { session: [] }, { uploadPass: [] }]);
+    expect(op['x-permissions']).toEqual(['project:view']);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '409', '503']));
+    expect(Object.keys(op.responses['200'].content).sort()).toEqual(['application/sarif+json', 'application/xml', 'text/markdown']);
+    expect(op.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['format', 'failOn']));
   });
 
   it('keep at most the cap of results, the most severe first, and say what was left out', async () => {
