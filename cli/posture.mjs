@@ -10,7 +10,7 @@ import { CliError, UsageError } from './lib/errors.mjs';
 import { parseFailOn, useColor } from './lib/figures.mjs';
 import { createOutput, formatSize } from './lib/progress.mjs';
 import { fetchRuntimeSettings } from './lib/runtime.mjs';
-import { runUpload } from './lib/upload.mjs';
+import { artifactPath, runUpload } from './lib/upload.mjs';
 import { decisionRow, listDecisions, parseTriageArgs, readVexFile, rejectFlags, table, vexReport } from './lib/triage.mjs';
 import { VERSION } from './lib/version.mjs';
 
@@ -279,7 +279,8 @@ async function main(argv, env) {
     try {
       await runUpload({
         client, upload: settings?.upload,
-        challenge: args.challenge, bundle, output, wait: args.wait, timeoutMs: args.timeoutMs, failOn: args.failOn, ciFiles: args.ciFiles,
+        challenge: args.challenge, bundle, output, wait: args.wait, timeoutMs: args.timeoutMs, failOn: args.failOn,
+        ciFiles: { ...args.ciFiles, artifact: artifactPath(input, Boolean(bundle.files)) },
         survey: {
           jobType: runtime ? 'RUNTIME_SURVEY' : 'INVENTORY_SURVEY',
           ...(target && { target }), ...(tag && { tag }), ...(ciRunId && { jsonTags: { ci_run_id: ciRunId } }), ...(notes && { notes }),

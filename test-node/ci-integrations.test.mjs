@@ -9,7 +9,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bundlePath, cliDependencies, readInputs } from '../integrations/github/run.mjs';
+import { bundlePath, cliDependencies, readInputs, relocateSarif } from '../integrations/github/run.mjs';
 import { mintPass, startFake } from './fake-service.mjs';
 import { bom, finished, tempDir } from './helpers.mjs';
 
@@ -114,6 +114,16 @@ describe('the GitHub Action', () => {
     expect(readInputs({}).summary).toBe(true);
     expect(cliDependencies()).toEqual(['cli-progress', 'jose', 'tar']);
     expect(() => bundlePath([], dir)).toThrow(/names no SBOM/);
+  });
+
+  it('puts SARIF locations of a several-file bundle back on the repository\'s files', async () => {
+    const file = path.join(dir, `${randomUUID()}.sarif`);
+    const at = (uri) => ({ locations: [{ physicalLocation: { artifactLocation: { uri } } }] });
+    await writeFile(file, JSON.stringify({ version: '2.1.0', runs: [{ results: [at('001-app.cdx.json'), at('002-crypto%20map.cbom.json'), at('bom.json'), at('src/Main.java')] }] }));
+    relocateSarif(file, new Map([['001-app.cdx.json', 'build/app.cdx.json'], ['002-crypto map.cbom.json', 'build/crypto map.cbom.json']]));
+    const log = JSON.parse(await readFile(file, 'utf8'));
+    expect(log.runs[0].results.map((r) => r.locations[0].physicalLocation.artifactLocation.uri))
+      .toEqual(['build/app.cdx.json', 'build/crypto%20map.cbom.json', 'build/app.cdx.json', 'src/Main.java']);
   });
 
   it('action.yml: a composite action whose steps run the script, upload SARIF when asked, then fail the job on the exit code', async () => {

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   EXIT_GATE, EXIT_NO_FIGURES, FiguresCollector, evaluateGate, formatFigures, parseFailOn, useColor,
 } from '../cli/lib/figures.mjs';
+import { artifactPath } from '../cli/lib/upload.mjs';
 import { mintPass, reportFigures, startFake } from './fake-service.mjs';
 import { bom, runCli, tempDir } from './helpers.mjs';
 
@@ -323,7 +324,14 @@ describe('--sarif, --junit, --summary-md', () => {
     expect(JSON.parse(await readFile(out.sarif, 'utf8'))).toMatchObject({ version: '2.1.0', runs: [{ properties: { survey_id: surveyId } }] });
     expect(await readFile(out.junit, 'utf8')).toContain(`<testsuites name="posture survey ${surveyId}"`);
     expect(await readFile(out.md, 'utf8')).toBe(`## Posture: payments-api\n\nSurvey \`${surveyId}\` completed.\n`);
+    // SARIF names the uploaded file (relative to the working directory) for findings that name none; here it is outside it.
     expect(f.state.ciReads).toEqual(['sarif', 'junit', 'markdown'].map((format) => ({ surveyId, format, failOn: null })));
+    expect(artifactPath(bomFile, false)).toBe(undefined);
+    expect(artifactPath('build/sbom.json', false, '/repo')).toBe('build/sbom.json');
+    expect(artifactPath('./bom', true, '/repo')).toBe('bom/');
+    expect(artifactPath('/repo/bom/', true, '/repo')).toBe('bom/');
+    expect(artifactPath('.', true, '/repo')).toBe(undefined);
+    expect(artifactPath('../elsewhere/sbom.json', false, '/repo')).toBe(undefined);
     const events = res.lines();
     expect(events.filter((e) => e.event === 'wrote')).toEqual([
       { event: 'wrote', format: 'SARIF', file: out.sarif }, { event: 'wrote', format: 'JUnit XML', file: out.junit }, { event: 'wrote', format: 'markdown summary', file: out.md },

@@ -72,7 +72,7 @@ export async function startFake(options) {
     requests: [], surveys: new Map(), uploads: new Map(), keys: { survey: [], init: [], complete: [], vex: [] },
     answers: new Map(), decisionQueries: [], vexImports: [], parts: [], partAttempts: new Map(), inFlightParts: 0, maxInFlightParts: 0,
     progress: [], completions: 0, bundles: [], streams: 0, lastEventIds: [], timers: new Set(), surveyRequests: new Map(),
-    /** @type {{ surveyId: string, format: string | null, failOn: string | null }[]} */ ciReads: [], /** @type {Map<string, string>} survey id -> the pass's jti */ startedBy: new Map(),
+    /** @type {{ surveyId: string, format: string | null, failOn: string | null, path?: string | null }[]} */ ciReads: [], /** @type {Map<string, string>} survey id -> the pass's jti */ startedBy: new Map(),
     runs: 0, /** @type {Map<string, { surveyId: string, findings: Findings }>} the last COMPLETED survey of each subject */ previous: new Map(),
   };
   /** @type {Map<string, Set<http.ServerResponse>>} */
@@ -224,7 +224,7 @@ export async function startFake(options) {
   function ciOutput(req, res, url, claims, surveyId) {
     const format = url.searchParams.get('format');
     const failOn = url.searchParams.get('failOn');
-    state.ciReads.push({ surveyId, format, failOn });
+    state.ciReads.push({ surveyId, format, failOn, ...(url.searchParams.has('path') ? { path: url.searchParams.get('path') } : {}) });
     if (injected('ci', req, res)) return;
     const s = state.surveys.get(surveyId);
     if (!s) return sendError(res, 404, 'not_found', 'no such survey');

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Transform, pipeline } from 'node:stream';
 import { encryptChallenge } from './challenge.mjs';
 import { CliError } from './errors.mjs';
@@ -20,7 +21,9 @@ import { USER_AGENT } from './version.mjs';
 /** @typedef {{ parts: Part[], uploadId: string, blobKey: string, bundleId?: string, jobId?: string }} UploadStart */
 /**
  * Files to write a finished survey's CI outputs to (--sarif, --junit, --summary-md).
- * @typedef {{ sarif?: string, junit?: string, markdown?: string }} CiFiles
+ * `artifact`: the uploaded PATH relative to the working directory (a directory ends with `/`), where
+ * SARIF places the findings that name no file (lib/upload.mjs artifactPath).
+ * @typedef {{ sarif?: string, junit?: string, markdown?: string, artifact?: string }} CiFiles
  */
 /**
  * @typedef {object} SurveyRequest
@@ -100,6 +103,20 @@ export async function runUpload({ client, challenge, bundle, survey, output, wai
   return { surveyId, bundleId, survey: final };
 }
 
+/**
+ * The uploaded PATH as the repository names it (relative to the working directory, `/`-separated, a
+ * directory ending with `/`), or undefined when it is the directory itself or outside it: code
+ * scanning places a finding that names no file of its own on the document it came from.
+ * @param {string} input
+ * @param {boolean} isDirectory
+ * @param {string} [cwd]
+ */
+export function artifactPath(input, isDirectory, cwd = process.cwd()) {
+  const rel = path.relative(cwd, path.resolve(cwd, input)).split(path.sep).join('/');
+  if (!rel || rel === '..' || rel.startsWith('../') || path.isAbsolute(rel)) return undefined;
+  return isDirectory ? `${rel}/` : rel;
+}
+
 const CI_FORMATS = /** @type {const} */ ([['sarif', 'SARIF'], ['junit', 'JUnit XML'], ['markdown', 'markdown summary']]);
 
 /**
@@ -116,7 +133,10 @@ export async function writeCiFiles(client, surveyId, files, failOn, output) {
   for (const [format, name] of CI_FORMATS) {
     const file = files[format];
     if (!file) continue;
-    const query = new URLSearchParams({ format, ...(failOn.length ? { failOn: failOn.map((t) => t.token).join(',') } : {}) });
+    const query = new URLSearchParams({
+      format, ...(failOn.length ? { failOn: failOn.map((t) => t.token).join(',') } : {}),
+      ...(format === 'sarif' && files.artifact ? { path: files.artifact } : {}),
+    });
     const text = await client.text(`reading the survey's ${name}`, `v1/survey/${encodeURIComponent(surveyId)}/ci?${query}`);
     try {
       await writeFile(file, text);

@@ -7,7 +7,7 @@
 // even when the --fail-on gate trips. Plain node, no dependency: a test runs it with the environment a
 // runner gives (test-node/github-action.test.mjs).
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { prepareCli } from '../lib/cli.mjs';
@@ -39,21 +39,53 @@ export function readInputs(env) {
 
 /**
  * What to upload: one path as it is (a file, or a directory the CLI packs); several files are copied
- * into one directory, packed as one bundle.
+ * into one directory, packed as one bundle. `copies` maps each copy's name in the bundle to the path
+ * it came from (relative to the workspace, `/`-separated), for the SARIF's locations.
  * @param {string[]} paths
  * @param {string} temp
+ * @returns {{ upload: string, copies: Map<string, string> }}
  */
 export function bundlePath(paths, temp) {
   if (!paths.length) throw new Error('the `paths` input names no SBOM, CBOM or directory');
   for (const p of paths) if (!existsSync(p)) throw new Error(`${p}: no such file or directory`);
-  if (paths.length === 1) return paths[0];
+  if (paths.length === 1) return { upload: paths[0], copies: new Map() };
   const dir = mkdtempSync(path.join(temp, 'posture-bundle-'));
+  const copies = new Map();
   paths.forEach((p, i) => {
     if (statSync(p).isDirectory()) throw new Error(`${p}: name one directory alone, or files`);
-    cpSync(p, path.join(dir, `${String(i + 1).padStart(3, '0')}-${path.basename(p)}`));
+    const name = `${String(i + 1).padStart(3, '0')}-${path.basename(p)}`;
+    cpSync(p, path.join(dir, name));
+    copies.set(name, path.relative(process.cwd(), path.resolve(p)).split(path.sep).join('/'));
   });
-  return dir;
+  return { upload: dir, copies };
 }
+
+/**
+ * Several files went as one bundle from a temporary directory: the SARIF places findings that name no
+ * file on the copy's name (or, with no document known, on FALLBACK_ARTIFACT): put them back on the
+ * files of the repository.
+ * @param {string} file the SARIF file
+ * @param {Map<string, string>} copies
+ */
+export function relocateSarif(file, copies) {
+  if (!copies.size) return;
+  const log = JSON.parse(readFileSync(file, 'utf8'));
+  const first = [...copies.values()][0];
+  for (const run of log.runs ?? []) {
+    for (const result of run.results ?? []) {
+      for (const location of result.locations ?? []) {
+        const artifact = location.physicalLocation?.artifactLocation;
+        if (!artifact || typeof artifact.uri !== 'string') continue;
+        const uri = decodeURIComponent(artifact.uri);
+        if (copies.has(uri)) artifact.uri = encodeUri(copies.get(uri));
+        else if (uri === 'bom.json') artifact.uri = encodeUri(first);
+      }
+    }
+  }
+  writeFileSync(file, JSON.stringify(log));
+}
+
+const encodeUri = (/** @type {string} */ p) => p.split('/').map(encodeURIComponent).join('/');
 
 /**
  * One `name=value` line per output (values are single lines here).
@@ -102,7 +134,7 @@ export async function main(env, log = (line) => process.stdout.write(`${line}\n`
   if (!inputs.api) throw new Error('the `api` input is required');
   if (!inputs.pass) throw new Error('the `pass` input is required (an upload pass, from a secret)');
   const cli = prepareCli(inputs.temp, log);
-  const upload = bundlePath(inputs.paths, inputs.temp);
+  const { upload, copies } = bundlePath(inputs.paths, inputs.temp);
   mkdirSync(inputs.temp, { recursive: true });
   const summaryFile = path.join(mkdtempSync(path.join(inputs.temp, 'posture-summary-')), 'summary.md');
   const args = ['upload', upload, '--json', '--api', inputs.api, '--summary-md', summaryFile];
@@ -117,6 +149,7 @@ export async function main(env, log = (line) => process.stdout.write(`${line}\n`
   const surveyId = events.find((e) => e.event === 'survey')?.surveyId ?? '';
   const done = events.find((e) => e.event === 'done');
   const wrote = new Set(events.filter((e) => e.event === 'wrote').map((e) => e.file));
+  if (inputs.sarif && wrote.has(inputs.sarifFile)) relocateSarif(inputs.sarifFile, copies);
   const pqc = done?.figures?.['pqc-inventory'];
   const comp = done?.figures?.composition;
   /** @type {Record<string, string | number | boolean>} */

@@ -22,14 +22,14 @@ export const CI_CONTENT_TYPES: Record<CiFormat, string> = {
  * The survey's output in `format`. An upload pass reads only a survey it started (403 `forbidden`
  * otherwise); other credentials passed the route's `project:view` check.
  */
-export async function ciOutput(env: Env, principal: Principal, input: { projectId: string; surveyId: string; format: CiFormat; failOn?: string }): Promise<string> {
+export async function ciOutput(env: Env, principal: Principal, input: { projectId: string; surveyId: string; format: CiFormat; failOn?: string; path?: string }): Promise<string> {
   const tokens = parseFailOn(input.failOn);
   const pass = principal.kind === 'upload_pass' ? principal.jti : null;
   const data = await withProject<CiSurveyData>(env, input.projectId, (stub) => stub.ciSurvey({ surveyId: input.surveyId, limit: SARIF_MAX_RESULTS, pass }));
   const gate = tokens.length ? evaluateGate(data.reports, tokens) : null;
   const base = env.API_URL.replace(/\/+$/, '');
   if (input.format === 'sarif') {
-    const log = await sarifLog(data, { informationUri: base, surveyUri: `${env.DASHBOARD_URL.replace(/\/+$/, '')}/projects/${input.projectId}/surveys/${data.survey.id}` });
+    const log = await sarifLog(data, { informationUri: base, artifact: input.path, surveyUri: `${env.DASHBOARD_URL.replace(/\/+$/, '')}/projects/${input.projectId}/surveys/${data.survey.id}` });
     return JSON.stringify(log);
   }
   if (input.format === 'junit') return junitXml(data, tokens, gate);

@@ -35,7 +35,16 @@ export interface SarifOptions {
   surveyUri?: string;
   maxResults?: number;
   maxGzipBytes?: number;
+  /**
+   * The uploaded path, relative to the repository (a directory ends with `/`): a result whose finding
+   * names no file is placed on it (the document it was seen in, inside a directory), since GitHub code
+   * scanning needs a file on every result. Without it, the document's name in the bundle.
+   */
+  artifact?: string;
 }
+
+/** Where a finding with no file of its own is placed when nothing better is known. */
+export const FALLBACK_ARTIFACT = 'bom.json';
 
 /** Whether a finding is one SARIF reports (a green algorithm is not a problem). */
 export const isSarifFinding = (f: CiFinding) => f.section in LEVEL;
@@ -63,15 +72,31 @@ export function fileUri(location: string): string | null {
   return path.split('/').map((part) => encodeURIComponent(part)).join('/');
 }
 
-function locationsOf(f: CiFinding): JsonObject[] {
+/** The file a finding with no file evidence is placed on: the uploaded document it came from. */
+export function documentUri(f: CiFinding, artifact: string | undefined): string {
+  const doc = str(f.data.seen_in);
+  if (artifact) {
+    const base = artifact.replace(/\\/g, '/');
+    if (!base.endsWith('/')) return fileUri(base) ?? base;
+    return fileUri(doc ? `${base}${doc}` : base.replace(/\/+$/, '')) ?? base;
+  }
+  return (doc && fileUri(doc)) ?? FALLBACK_ARTIFACT;
+}
+
+function locationsOf(f: CiFinding, artifact: string | undefined): JsonObject[] {
   const files = f.occurrences.flatMap((o: CiOccurrence) => {
     const uri = fileUri(o.location);
     if (!uri) return [];
     return [{ physicalLocation: { artifactLocation: { uri }, ...(o.line && o.line > 0 ? { region: { startLine: o.line } } : {}) } }];
   });
   if (files.length) return files.slice(0, MAX_LOCATIONS);
+  // The package (or library, or asset) by name, on the document it was found in: GitHub code scanning
+  // refuses a result without a physical location.
   const name = f.purl ?? str(f.data.library) ?? f.name;
-  return [{ logicalLocations: [{ name, fullyQualifiedName: name, kind: f.purl ? 'package' : 'module' }] }];
+  return [{
+    physicalLocation: { artifactLocation: { uri: documentUri(f, artifact) } },
+    logicalLocations: [{ name, fullyQualifiedName: name, kind: f.purl ? 'package' : 'module' }],
+  }];
 }
 
 function messageOf(f: CiFinding): string {
@@ -145,7 +170,7 @@ export async function sarifLog(data: CiSurveyData, options: SarifOptions): Promi
     }
     const suppressions = suppressionOf(f);
     results.push({
-      ruleId, ruleIndex: ruleIndex.get(ruleId)!, level: levelOf(f), message: { text: messageOf(f) }, locations: locationsOf(f),
+      ruleId, ruleIndex: ruleIndex.get(ruleId)!, level: levelOf(f), message: { text: messageOf(f) }, locations: locationsOf(f, options.artifact),
       partialFingerprints: { 'postureFinding/v1': await sha256Hex(`${ruleId}\n${identityOf(f)}`) },
       ...(suppressions ? { suppressions } : {}),
       properties: {

@@ -76,7 +76,7 @@ type Row = {
 
 // The fields SARIF, JUnit and the summary read, and the ones decision matching reads.
 const FIELDS = ['advisory_id', 'aliases', 'version', 'ecosystem', 'family', 'quantumVulnerable', 'rule', 'source', 'primitive', 'algorithm',
-  'replacement', 'deadline', 'locations', 'occurrences', 'bom_ref', 'summary', 'fix_version', 'severity', 'component_key', 'seen', 'observed', 'library'];
+  'replacement', 'deadline', 'locations', 'occurrences', 'bom_ref', 'summary', 'fix_version', 'severity', 'component_key', 'seen', 'seen_in', 'observed', 'library'];
 const DATA = `json_object(${FIELDS.map((f) => `'${f}', json_extract(e.data, '$.${f}')`).join(', ')}, 'explanation', substr(json_extract(e.data, '$.explanation'), 1, 2000))`;
 
 /**

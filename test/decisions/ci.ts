@@ -129,6 +129,15 @@ describe('ci outputs', () => {
     // A vulnerability names its package: a logical location.
     const lodash = run.results.find((r: any) => r.properties.report === 'composition' && r.properties.purl === 'pkg:npm/lodash@4.17.15');
     expect(lodash.locations[0].logicalLocations[0].name).toBe('pkg:npm/lodash@4.17.15');
+    // GitHub code scanning refuses a result without a file: one the finding does not name is the document's.
+    for (const r of run.results) expect(r.locations[0].physicalLocation.artifactLocation.uri).toMatch(/^[^/]\S*$/);
+    expect(lodash.locations[0].physicalLocation.artifactLocation.uri).toBe('bom.json');
+    const placed = JSON.parse(await text(ci(t, first, `format=sarif&path=${encodeURIComponent('build/sbom.cdx.json')}`), t.token));
+    validateSarif(placed);
+    const uris = (purl: string) => placed.runs[0].results.filter((r: any) => r.properties.purl === purl).map((r: any) => r.locations[0].physicalLocation.artifactLocation.uri);
+    expect(new Set(uris('pkg:npm/lodash@4.17.15'))).toEqual(new Set(['build/sbom.cdx.json']));
+    // Findings with files of their own keep them.
+    expect(placed.runs[0].results.filter((r: any) => r.properties.report === 'pqc-inventory').every((r: any) => r.locations[0].physicalLocation.artifactLocation.uri.startsWith('clients/') || r.locations[0].physicalLocation.artifactLocation.uri.startsWith('metadata/'))).toBe(true);
     expect(run.results.some((r: any) => r.properties.section === 'green')).toBe(false);
     expect(run.invocations[0]).toMatchObject({ executionSuccessful: true });
     expect(run.invocations[0].toolExecutionNotifications).toBeUndefined();

@@ -55,7 +55,7 @@ export const surveysRouter = createRouter()
   })
   .openapi(routes.surveyCi, async (c) => {
     const { projectId, surveyId } = c.req.valid('param');
-    const { format, failOn } = c.req.valid('query');
-    const body = await ciOutput(c.env, c.var.principal, { projectId, surveyId, format, failOn });
+    const { format, failOn, path } = c.req.valid('query');
+    const body = await ciOutput(c.env, c.var.principal, { projectId, surveyId, format, failOn, path });
     return new Response(body, { headers: { 'content-type': CI_CONTENT_TYPES[format], 'x-content-type-options': 'nosniff' } }) as never;
   });
