@@ -276,6 +276,11 @@ describe('the CI integrations against wrangler dev', () => {
     expect(result.errors.slice(0, 3)).toEqual([]);
     expect(log.runs[0].properties.survey_id).toBe(outputs['survey-id']);
     expect(log.runs[0].results.some((r) => r.locations[0].physicalLocation?.region?.startLine > 0)).toBe(true);
+    // Every result has a file (code scanning refuses one without); one whose finding names none is on a
+    // file given, as the repository names it (this server may hold no advisories: then none is).
+    for (const r of log.runs[0].results) expect(r.locations[0].physicalLocation.artifactLocation.uri).toMatch(/^[^/]\S+$/);
+    const given = ['test/fixtures/sbom/npm__juice-shop-14.1.1.cdx-1.4.json', 'test/fixtures/cbom/ibm-cbomkit__kafka-cbom.json'];
+    for (const r of log.runs[0].results.filter((x) => x.locations[0].logicalLocations)) expect(given).toContain(r.locations[0].physicalLocation.artifactLocation.uri);
     await rm(runner, { recursive: true, force: true });
   }, 180_000);
 });
