@@ -6,7 +6,7 @@ import { withProject } from '../project/client';
 import type { CiSurveyData } from '../project/ci-findings';
 import { evaluateGate, parseFailOn } from './gate';
 import { junitXml } from './junit';
-import { SARIF_MAX_RESULTS, sarifLog } from './sarif';
+import { SARIF_MAX_RESULTS, sarifDocument } from './sarif';
 import { summaryMarkdown } from './summary-md';
 
 export const CI_FORMATS = ['sarif', 'junit', 'markdown'] as const;
@@ -29,8 +29,8 @@ export async function ciOutput(env: Env, principal: Principal, input: { projectI
   const gate = tokens.length ? evaluateGate(data.reports, tokens) : null;
   const base = env.API_URL.replace(/\/+$/, '');
   if (input.format === 'sarif') {
-    const log = await sarifLog(data, { informationUri: base, artifact: input.path, surveyUri: `${env.DASHBOARD_URL.replace(/\/+$/, '')}/projects/${input.projectId}/surveys/${data.survey.id}` });
-    return JSON.stringify(log);
+    const { text } = await sarifDocument(data, { informationUri: base, artifact: input.path, surveyUri: `${env.DASHBOARD_URL.replace(/\/+$/, '')}/projects/${input.projectId}/surveys/${data.survey.id}` });
+    return text;
   }
   if (input.format === 'junit') return junitXml(data, tokens, gate);
   return summaryMarkdown(data, { dashboard: env.DASHBOARD_URL, api: env.API_URL, projectId: input.projectId }, gate);

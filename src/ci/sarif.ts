@@ -154,6 +154,11 @@ function suppressionOf(f: CiFinding): JsonObject[] | null {
  * GitHub); findings the project object already left out (`data.omitted`) are counted in the note too.
  */
 export async function sarifLog(data: CiSurveyData, options: SarifOptions): Promise<JsonObject> {
+  return (await sarifDocument(data, options)).log;
+}
+
+/** The SARIF log and its JSON text (measured against the gzip limit once, not written twice). */
+export async function sarifDocument(data: CiSurveyData, options: SarifOptions): Promise<{ log: JsonObject; text: string }> {
   const maxResults = options.maxResults ?? SARIF_MAX_RESULTS;
   const findings = data.findings.filter(isSarifFinding)
     .map((f, i) => ({ f, i })).sort((a, b) => LEVEL_RANK[levelOf(a.f)] - LEVEL_RANK[levelOf(b.f)] || a.i - b.i).map((x) => x.f);
@@ -223,11 +228,12 @@ export async function gzipSize(text: string): Promise<number> {
 }
 
 /** Drops the least severe results (the tail) until the gzipped log fits, saying so in the invocation. */
-async function fitGzip(log: { runs: { results: JsonObject[]; invocations: JsonObject[] }[] } & JsonObject, maxBytes: number): Promise<JsonObject> {
+async function fitGzip(log: { runs: { results: JsonObject[]; invocations: JsonObject[] }[] } & JsonObject, maxBytes: number): Promise<{ log: JsonObject; text: string }> {
   const run = log.runs[0]!;
   const all = run.results;
-  let size = await gzipSize(JSON.stringify(log));
-  if (size <= maxBytes) return log;
+  let text = JSON.stringify(log);
+  let size = await gzipSize(text);
+  if (size <= maxBytes) return { log, text };
   const existing = (run.invocations[0]!.toolExecutionNotifications ?? []) as JsonObject[];
   let keep = all.length;
   while (size > maxBytes && keep > 0) {
@@ -237,7 +243,8 @@ async function fitGzip(log: { runs: { results: JsonObject[]; invocations: JsonOb
       level: 'warning', descriptor: { id: 'posture/size-capped' },
       message: { text: `${all.length - keep} of the least severe results were left out to keep the log under ${Math.round(maxBytes / 1024 / 1024)} MB gzipped. The survey's reports list every finding.` },
     }];
-    size = await gzipSize(JSON.stringify(log));
+    text = JSON.stringify(log);
+    size = await gzipSize(text);
   }
-  return log;
+  return { log, text };
 }
