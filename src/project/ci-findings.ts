@@ -2,7 +2,7 @@
 // reports, their findings with today's decisions and whether each is new since the subject's previous
 // report, the files the CBOM's evidence names, and the top ranked fixes of the project's portfolios.
 // Only the fields the renderers use are read (json_extract), in severity order, at most `limit`.
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import { conflict, forbidden, notFound } from '../lib/errors';
 import type { JsonObject } from '../lib/json';
 import { entryDecision, hasDecisions, type EntryDecision } from '../triage/match';
@@ -185,11 +185,15 @@ function addDetails(state: ProjectState, findings: CiFinding[]): void {
   for (const f of findings) if (f.decision) f.decision.detail = details.get(f.decision.id) ?? null;
 }
 
-/** The first ranked fixes of each portfolio's current scoring (none before a portfolio was scored). */
+/** How many portfolios' fixes the summary lists (the project's own first, then by name). */
+export const CI_FIX_PORTFOLIOS = 3;
+
+/** The first ranked fixes of the scored portfolios (none before a portfolio was scored). */
 function topFixes(state: ProjectState): CiFix[] {
   const fixes: CiFix[] = [];
   const current = state.db.select({ id: portfolioResults.portfolioId, build: portfolioResults.build, name: portfolios.name })
-    .from(portfolioResults).innerJoin(portfolios, and(eq(portfolios.id, portfolioResults.portfolioId), isNull(portfolios.deletedAt))).all();
+    .from(portfolioResults).innerJoin(portfolios, and(eq(portfolios.id, portfolioResults.portfolioId), isNull(portfolios.deletedAt)))
+    .orderBy(desc(portfolios.isImplicit), asc(portfolios.name)).limit(CI_FIX_PORTFOLIOS).all();
   for (const p of current) {
     for (const r of state.sql.exec<{ rank: number; summary: string }>('SELECT rank, summary FROM portfolio_fixes WHERE build = ? ORDER BY rank LIMIT ?', p.build, CI_FIXES)) {
       fixes.push({ portfolio: p.name, rank: r.rank, summary: JSON.parse(r.summary) as JsonObject });
