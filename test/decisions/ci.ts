@@ -175,6 +175,18 @@ describe('ci outputs', () => {
     checkJunit(junit);
     const xml = await text(ci(t, second, 'format=junit'), t.token);
     expect(xml).toContain(`decision not_affected, suppressed`);
+    // A cryptographic decision (an algorithm, in one subject) suppresses its findings too: their JUnit group is skipped.
+    const rsa = await api(`${P(t.projectId)}/v1/decision`, { token: t.token, body: { finding: { type: 'crypto', algorithm: 'RSA', subject: 'shop' }, state: 'false_positive', detail: 'Test keys only.' } });
+    expect(rsa.status, await rsa.clone().text()).toBe(201);
+    const withRsa = JSON.parse(await text(ci(t, second, 'format=sarif'), t.token));
+    validateSarif(withRsa);
+    const rsaResults = withRsa.runs[0].results.filter((r: any) => r.properties.report === 'pqc-inventory' && r.suppressions);
+    expect(rsaResults.length).toBeGreaterThan(0);
+    expect(rsaResults.every((r: any) => /^Decision [0-9a-f-]+: false positive: Test keys only\.$/.test(r.suppressions[0].justification))).toBe(true);
+    const junitRsa = parseXml(await text(ci(t, second, 'format=junit'), t.token));
+    checkJunit(junitRsa);
+    const rsaCase = junitRsa.children[0]!.children.find((c) => c.attributes.name?.startsWith('RSA-2048'));
+    expect(rsaCase?.children.map((x) => x.name)).toEqual(['skipped']);
   });
 
   it('write JUnit XML: a testsuite per report, failures for red and critical/high by default, for what --fail-on names when given', async () => {
