@@ -10,7 +10,7 @@ import { CliError, UsageError } from './lib/errors.mjs';
 import { parseFailOn, useColor } from './lib/figures.mjs';
 import { createOutput, formatSize } from './lib/progress.mjs';
 import { fetchRuntimeSettings } from './lib/runtime.mjs';
-import { runUpload } from './lib/upload.mjs';
+import { artifactPath, runUpload } from './lib/upload.mjs';
 import { decisionRow, listDecisions, parseTriageArgs, readVexFile, rejectFlags, table, vexReport } from './lib/triage.mjs';
 import { VERSION } from './lib/version.mjs';
 
@@ -62,6 +62,13 @@ Options:
                       (that severity or worse), new-<any of those> (not in the
                       subject's previous survey); e.g. --fail-on new-red,critical
   --timeout SECONDS   how long --wait waits (default 1800)
+  --sarif FILE        write the survey's findings as SARIF 2.1.0 to FILE (for code
+                      scanning; implies --wait), also when --fail-on trips
+  --junit FILE        write them as JUnit XML to FILE (implies --wait): a testcase per
+                      group of findings, failed for what --fail-on names (without it:
+                      red cryptography, critical and high advisories)
+  --summary-md FILE   write the markdown summary to FILE (implies --wait): figures,
+                      what is new, top ranked fixes, links to the reports (docs/ci.md)
 
 decisions list:
   --state S           only this state (in_triage, exploitable, resolved,
@@ -101,6 +108,9 @@ const OPTIONS = {
   wait: { type: 'boolean' },
   'fail-on': { type: 'string', multiple: true },
   timeout: { type: 'string' },
+  sarif: { type: 'string' },
+  junit: { type: 'string' },
+  'summary-md': { type: 'string' },
   json: { type: 'boolean' },
   token: { type: 'string' },
   state: { type: 'string' },
@@ -114,7 +124,7 @@ const OPTIONS = {
 };
 
 /** The flags upload takes, besides --api, --project, --json, --help and --version. */
-const UPLOAD_FLAGS = ['pass', 'runtime', 'target', 'tag', 'ci-run-id', 'ci-url', 'notes', 'wait', 'fail-on', 'timeout'];
+const UPLOAD_FLAGS = ['pass', 'runtime', 'target', 'tag', 'ci-run-id', 'ci-url', 'notes', 'wait', 'fail-on', 'timeout', 'sarif', 'junit', 'summary-md'];
 
 /**
  * @typedef {object} UploadArgs
@@ -133,6 +143,7 @@ const UPLOAD_FLAGS = ['pass', 'runtime', 'target', 'tag', 'ci-run-id', 'ci-url',
  * @property {boolean} wait
  * @property {import('./lib/figures.mjs').GateToken[]} failOn empty without --fail-on
  * @property {number} timeoutMs
+ * @property {import('./lib/upload.mjs').CiFiles} ciFiles files for --sarif, --junit, --summary-md
  * @property {boolean} json
  */
 
@@ -182,13 +193,16 @@ function parse(argv, env) {
       throw new UsageError(`--timeout: not a number of seconds above 0, at most ${MAX_TIMEOUT_SECONDS}: ${values.timeout}`);
     }
   }
+  const ciFiles = { sarif: str('sarif'), junit: str('junit'), markdown: str('summary-md') };
+  const named = Object.values(ciFiles).filter(Boolean);
+  if (new Set(named).size !== named.length) throw new UsageError('--sarif, --junit and --summary-md must name different files');
   return {
     command: 'upload', path: rest[0], api, pass, projectId, challenge: claims.chl,
     runtime: Boolean(values.runtime), target: str('target'), tag: str('tag'), notes: str('notes'),
     ciRunId: str('ci-run-id') || env.GITHUB_RUN_ID || env.CI_PIPELINE_ID || env.BUILD_ID || undefined,
     ciUrl: str('ci-url') || ciUrlFromEnv(env),
-    // The figures exist only once the survey completes: --fail-on waits for it.
-    wait: Boolean(values.wait) || failOn.length > 0, failOn, timeoutMs: timeoutSeconds * 1000, json: Boolean(values.json),
+    // The figures and the CI outputs exist only once the survey completes: --fail-on and the files wait for it.
+    wait: Boolean(values.wait) || failOn.length > 0 || named.length > 0, failOn, ciFiles, timeoutMs: timeoutSeconds * 1000, json: Boolean(values.json),
   };
 }
 
@@ -266,6 +280,7 @@ async function main(argv, env) {
       await runUpload({
         client, upload: settings?.upload,
         challenge: args.challenge, bundle, output, wait: args.wait, timeoutMs: args.timeoutMs, failOn: args.failOn,
+        ciFiles: { ...args.ciFiles, artifact: artifactPath(input, Boolean(bundle.files)) },
         survey: {
           jobType: runtime ? 'RUNTIME_SURVEY' : 'INVENTORY_SURVEY',
           ...(target && { target }), ...(tag && { tag }), ...(ciRunId && { jsonTags: { ci_run_id: ciRunId } }), ...(notes && { notes }),

@@ -1,12 +1,13 @@
 // The CLI in CI: the survey's headline figures after --wait, and the release gate --fail-on,
 // against the fake service whose REPORT steps carry figures (test-node/fake-service.mjs).
 import { randomUUID } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   EXIT_GATE, EXIT_NO_FIGURES, FiguresCollector, evaluateGate, formatFigures, parseFailOn, useColor,
 } from '../cli/lib/figures.mjs';
+import { artifactPath } from '../cli/lib/upload.mjs';
 import { mintPass, reportFigures, startFake } from './fake-service.mjs';
 import { bom, runCli, tempDir } from './helpers.mjs';
 
@@ -306,5 +307,65 @@ describe('figures: the parts', () => {
     expect(useColor({ isTTY: true }, { TERM: 'dumb' })).toBe(false);
     expect(useColor({ isTTY: false }, {})).toBe(false);
     expect(useColor({}, {})).toBe(false);
+  });
+});
+
+describe('--sarif, --junit, --summary-md', () => {
+  const files = () => ({ sarif: path.join(dir, `${randomUUID()}.sarif`), junit: path.join(dir, `${randomUUID()}.xml`), md: path.join(dir, `${randomUUID()}.md`) });
+
+  it('write the survey\'s CI outputs once it completes (they imply --wait), as the service renders them', async () => {
+    const f = await serve({ findings: FINDINGS });
+    const out = files();
+    const res = await upload(['--sarif', out.sarif, '--junit', out.junit, '--summary-md', out.md, '--json']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const [surveyId] = f.state.surveys.keys();
+    expect(f.state.streams).toBe(1);
+    expect(JSON.parse(await readFile(out.sarif, 'utf8'))).toMatchObject({ version: '2.1.0', runs: [{ properties: { survey_id: surveyId } }] });
+    expect(await readFile(out.junit, 'utf8')).toContain(`<testsuites name="posture survey ${surveyId}"`);
+    expect(await readFile(out.md, 'utf8')).toBe(`## Posture: payments-api\n\nSurvey \`${surveyId}\` completed.\n`);
+    // SARIF names the uploaded file (relative to the working directory) for findings that name none; here it is outside it.
+    expect(f.state.ciReads).toEqual(['sarif', 'junit', 'markdown'].map((format) => ({ surveyId, format, failOn: null })));
+    expect(artifactPath(bomFile, false)).toBe(undefined);
+    expect(artifactPath('build/sbom.json', false, '/repo')).toBe('build/sbom.json');
+    expect(artifactPath('./bom', true, '/repo')).toBe('bom/');
+    expect(artifactPath('/repo/bom/', true, '/repo')).toBe('bom/');
+    expect(artifactPath('.', true, '/repo')).toBe(undefined);
+    expect(artifactPath('../elsewhere/sbom.json', false, '/repo')).toBe(undefined);
+    const events = res.lines();
+    expect(events.filter((e) => e.event === 'wrote')).toEqual([
+      { event: 'wrote', format: 'SARIF', file: out.sarif }, { event: 'wrote', format: 'JUnit XML', file: out.junit }, { event: 'wrote', format: 'markdown summary', file: out.md },
+    ]);
+    // Written after the survey's figures.
+    expect(events.findIndex((e) => e.event === 'done')).toBeLessThan(events.findIndex((e) => e.event === 'wrote'));
+  });
+
+  it('still write them when --fail-on trips (exit 3), passing the gate\'s tokens along', async () => {
+    const f = await serve({ findings: FINDINGS });
+    const out = files();
+    const res = await upload(['--fail-on', 'red,High+', '--sarif', out.sarif, '--junit', out.junit]);
+    expect(res.code).toBe(EXIT_GATE);
+    expect(res.stdout).toContain(`wrote the SARIF to ${out.sarif}\n`);
+    expect(res.stdout).toContain(`wrote the JUnit XML to ${out.junit}\n`);
+    expect(await readFile(out.junit, 'utf8')).toContain('--fail-on red,high+');
+    expect(f.state.ciReads.map((r) => r.failOn)).toEqual(['red,high+', 'red,high+']);
+  });
+
+  it('exit 1 with the service\'s message when the outputs cannot be read, and refuse one file named twice', async () => {
+    await serve({ findings: CLEAN, fail: { ci: [{ status: 403, code: 'forbidden' }] } });
+    const out = files();
+    const res = await upload(['--sarif', out.sarif]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^posture: reading the survey's SARIF: .*\(forbidden\)\n$/);
+    const twice = await upload(['--sarif', out.md, '--summary-md', out.md]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('--sarif, --junit and --summary-md must name different files');
+  });
+
+  it('are listed in the help', async () => {
+    const res = await runCli(['--help']);
+    expect(res.stdout).toMatch(/--sarif FILE {8}write the survey's findings as SARIF 2\.1\.0/);
+    expect(res.stdout).toContain('--junit FILE');
+    expect(res.stdout).toContain('--summary-md FILE');
   });
 });

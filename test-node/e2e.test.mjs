@@ -1,14 +1,16 @@
 // End to end: the real CLI against the real service under `wrangler dev` (local D1, R2, Queues and
 // Durable Objects), with the real fixtures copied into test/fixtures.
-import { execFileSync } from 'node:child_process';
-import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devCall, ensureDevVars, root, startWranglerDev, waitForService, wrangler } from '../scripts/local.mjs';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { Validator } from '@cfworker/json-schema';
 import { runCli, tempDir } from './helpers.mjs';
+import sarifSchema from '../test/fixtures/schemas/sarif-2.1.0.json' with { type: 'json' };
 
 // Runs beside each other (helpers sharing a machine) each take their own ports.
 const PORT = Number(process.env.POSTURE_E2E_PORT ?? 18297);
@@ -235,6 +237,53 @@ describe('compressed answers over HTTP', () => {
     expect(gzipped.headers['content-encoding']).toBe('gzip');
     expect(JSON.parse(gunzipSync(gzipped.body).toString('utf8'))).toEqual(state);
   }, 60_000);
+});
+
+describe('the CI integrations against wrangler dev', () => {
+  it('the GitHub Action\'s script uploads with the pass, writes SARIF valid against the schema, the job summary and the outputs', async () => {
+    const runner = await tempDir();
+    const summary = path.join(runner, 'summary.md');
+    const output = path.join(runner, 'output.txt');
+    await writeFile(summary, '');
+    await writeFile(output, '');
+    const run = await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(root, 'integrations/github/run.mjs')], {
+        env: {
+          PATH: process.env.PATH ?? '', RUNNER_TEMP: runner, GITHUB_STEP_SUMMARY: summary, GITHUB_OUTPUT: output,
+          INPUT_API: BASE, INPUT_PASS: pass, INPUT_PROJECT: project, INPUT_PATHS: `${fixture('sbom/npm__juice-shop-14.1.1.cdx-1.4.json')}\n${fixture('cbom/ibm-cbomkit__kafka-cbom.json')}`,
+          INPUT_TARGET: 'e2e-ci', INPUT_TAG: 'v1', INPUT_SARIF: 'true', INPUT_FAIL_ON: 'critical',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (c) => (stderr += c));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    // The gate trips when the server holds advisories for juice-shop (an earlier test imports them): the CLI says so on stderr.
+    expect(run.stderr).toMatch(/^(|posture: survey \S+: --fail-on tripped: critical \d+ \(gate\)\n)$/);
+    expect(run.code).toBe(0);
+    const outputs = Object.fromEntries((await readFile(output, 'utf8')).trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    expect(outputs).toMatchObject({ status: 'COMPLETED', 'sarif-file': path.join(runner, 'posture.sarif') });
+    expect(['0', '3']).toContain(outputs['exit-code']);
+    expect(outputs.passed).toBe(String(outputs['exit-code'] === '0'));
+    expect(Number(outputs.red)).toBeGreaterThan(0);
+    const markdown = await readFile(summary, 'utf8');
+    expect(markdown).toMatch(/^## Posture: e2e-ci @ v1\n/);
+    expect(markdown).toContain(`/v1/report/`);
+    const log = JSON.parse(await readFile(outputs['sarif-file'], 'utf8'));
+    const validator = new Validator(sarifSchema, '2020-12', false);
+    const result = validator.validate(log);
+    expect(result.errors.slice(0, 3)).toEqual([]);
+    expect(log.runs[0].properties.survey_id).toBe(outputs['survey-id']);
+    expect(log.runs[0].results.some((r) => r.locations[0].physicalLocation?.region?.startLine > 0)).toBe(true);
+    // Every result has a file (code scanning refuses one without); one whose finding names none is on a
+    // file given, as the repository names it (this server may hold no advisories: then none is).
+    for (const r of log.runs[0].results) expect(r.locations[0].physicalLocation.artifactLocation.uri).toMatch(/^[^/]\S+$/);
+    const given = ['test/fixtures/sbom/npm__juice-shop-14.1.1.cdx-1.4.json', 'test/fixtures/cbom/ibm-cbomkit__kafka-cbom.json'];
+    for (const r of log.runs[0].results.filter((x) => x.locations[0].logicalLocations)) expect(given).toContain(r.locations[0].physicalLocation.artifactLocation.uri);
+    await rm(runner, { recursive: true, force: true });
+  }, 180_000);
 });
 
 describe('the OpenAPI document under wrangler dev', () => {

@@ -5,6 +5,8 @@
 // are injected per route. The triage routes (the decision list and the VEX import) take an API token.
 // A survey's REPORT steps finish with headline figures in `metadata.figures`, derived from what the
 // test says the survey found and from the subject's previous survey, as the service does.
+// A finished survey's CI outputs (`GET P/v1/survey/{id}/ci?format=`) are stand-in documents naming the
+// survey and the `failOn` asked for, readable only by the pass that started the survey.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { SignJWT, compactDecrypt, jwtVerify } from 'jose';
@@ -26,7 +28,7 @@ export async function mintPass(projectId, { chl = randomBytes(32).toString('base
  * @typedef {object} FakeOptions
  * @property {string} projectId
  * @property {Record<string, Failure[]>} [fail] keyed by route: survey, init, part:N, progress, complete, events, runtime-config,
- *   decision (the list), vex (the import)
+ *   decision (the list), vex (the import), ci (the CI outputs)
  * @property {number} [partDelayMs] how long each part's answer is held (makes overlap visible)
  * @property {number} [stepDelayMs] time between the survey's state changes after complete
  * @property {'COMPLETED' | 'FAILED'} [outcome]
@@ -70,6 +72,7 @@ export async function startFake(options) {
     requests: [], surveys: new Map(), uploads: new Map(), keys: { survey: [], init: [], complete: [], vex: [] },
     answers: new Map(), decisionQueries: [], vexImports: [], parts: [], partAttempts: new Map(), inFlightParts: 0, maxInFlightParts: 0,
     progress: [], completions: 0, bundles: [], streams: 0, lastEventIds: [], timers: new Set(), surveyRequests: new Map(),
+    /** @type {{ surveyId: string, format: string | null, failOn: string | null, path?: string | null }[]} */ ciReads: [], /** @type {Map<string, string>} survey id -> the pass's jti */ startedBy: new Map(),
     runs: 0, /** @type {Map<string, { surveyId: string, findings: Findings }>} the last COMPLETED survey of each subject */ previous: new Map(),
   };
   /** @type {Map<string, Set<http.ServerResponse>>} */
@@ -93,7 +96,9 @@ export async function startFake(options) {
     if (rest === 'v1/decision' || rest === 'v1/vex') return triage(req, res, url, rest);
     const claims = await authorize(req, res, projectId);
     if (!claims) return;
-    if (req.method === 'POST' && rest === 'survey') return survey(req, res);
+    if (req.method === 'POST' && rest === 'survey') return survey(req, res, claims);
+    const ci = rest.match(/^v1\/survey\/([^/]+)\/ci$/);
+    if (req.method === 'GET' && ci) return ciOutput(req, res, url, claims, ci[1]);
     if (req.method === 'GET' && rest === 'bundle/upload/runtime-config') {
       if (injected('runtime-config', req, res)) return;
       return sendJson(res, 200, options.runtimeConfig ?? RUNTIME_CONFIG);
@@ -206,12 +211,38 @@ export async function startFake(options) {
     sendJson(res, answer.status, answer.body);
   }
 
-  function survey(req, res) {
+  function survey(req, res, claims) {
     return idempotent('survey', req, res, (body) => {
       if (!['INVENTORY_SURVEY', 'RUNTIME_SURVEY'].includes(body.jobType)) return error(400, 'invalid_request', 'jobType');
       const s = newSurvey(body);
+      state.startedBy.set(s.id, String(claims.jti));
       return { status: 201, body: { parent_id: s.id, submission_timestamp: s.created_at, sub_job_ids: { upload: s.steps[0].id, analyze: s.steps[1].id } } };
     });
+  }
+
+  /** `GET P/v1/survey/{id}/ci`: 404, 403 for another pass, 409 until COMPLETED, then a stand-in document of the format. */
+  function ciOutput(req, res, url, claims, surveyId) {
+    const format = url.searchParams.get('format');
+    const failOn = url.searchParams.get('failOn');
+    state.ciReads.push({ surveyId, format, failOn, ...(url.searchParams.has('path') ? { path: url.searchParams.get('path') } : {}) });
+    if (injected('ci', req, res)) return;
+    const s = state.surveys.get(surveyId);
+    if (!s) return sendError(res, 404, 'not_found', 'no such survey');
+    if (state.startedBy.get(surveyId) !== claims.jti) return sendError(res, 403, 'forbidden', 'An upload pass reads the CI outputs only of the surveys it started.');
+    if (s.status !== 'COMPLETED') return sendError(res, 409, 'conflict', `The survey is ${s.status}.`);
+    const gate = failOn ? ` --fail-on ${failOn}` : '';
+    if (format === 'sarif') {
+      return sendJson(res, 200, { $schema: 'https://json.schemastore.org/sarif-2.1.0.json', version: '2.1.0', runs: [{ tool: { driver: { name: 'posture', informationUri: baseUrl } }, results: [], properties: { survey_id: surveyId } }] });
+    }
+    if (format === 'junit') {
+      res.writeHead(200, { 'content-type': 'application/xml; charset=utf-8' });
+      return res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="posture survey ${surveyId}${gate}" tests="0" failures="0"></testsuites>\n`);
+    }
+    if (format === 'markdown') {
+      res.writeHead(200, { 'content-type': 'text/markdown; charset=utf-8' });
+      return res.end(`## Posture: ${s.target ?? 'survey'}\n\nSurvey \`${surveyId}\` completed.${gate}\n`);
+    }
+    return sendError(res, 400, 'invalid_parameter', 'format', { parameter: 'format' });
   }
 
   function init(req, res, claims, projectId) {

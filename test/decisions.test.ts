@@ -359,3 +359,5 @@ describe('what a decision changes', () => {
 });
 
 describe('vex', async () => void (await import('./decisions/vex')));
+
+describe('ci', async () => void (await import('./decisions/ci')));

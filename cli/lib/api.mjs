@@ -68,4 +68,22 @@ export class ServiceClient {
       throw new CliError(`${what}: the service answered ${res.status} with a body that is not JSON (invalid_answer)`);
     }
   }
+
+  /**
+   * One GET whose answer is a document (SARIF, JUnit XML, markdown), retried like `json`.
+   * @param {string} what names the step in error messages
+   * @param {string} path
+   * @returns {Promise<string>}
+   */
+  async text(what, path) {
+    const headers = this.headers();
+    let res;
+    try {
+      res = await withRetries(() => request(this.projectUrl(path), { method: 'GET', headers }));
+    } catch (err) {
+      throw networkError(what, err);
+    }
+    if (res.status < 200 || res.status >= 300) throw serviceError(what, res);
+    return res.body.toString('utf8');
+  }
 }

@@ -20,6 +20,7 @@ import { formatFigures } from './figures.mjs';
  * @property {(survey: Job, bundleId: string, outcome?: Outcome) => void} done `outcome` for a COMPLETED survey
  * @property {(error: { message: string, code?: string | number, jsonEvent?: boolean }) => void} error
  * @property {() => void} interrupt
+ * @property {(format: string, file: string) => void} wrote a CI output (--sarif, --junit, --summary-md) written to `file`
  */
 /** @typedef {{ write(chunk: string): unknown, isTTY?: boolean, columns?: number }} Stream */
 
@@ -76,6 +77,7 @@ function jsonOutput(stdout, error, now) {
       }),
     done: (survey, bundleId, outcome) =>
       emit({ event: 'done', status: survey.status, surveyId: survey.id, bundleId, message: survey.message ?? null, ...outcome }),
+    wrote: (format, file) => emit({ event: 'wrote', format, file }),
     error(err) {
       if (err.jsonEvent !== false) emit({ event: 'error', message: err.message, code: err.code ?? null });
       error(err);
@@ -166,6 +168,7 @@ function humanOutput(stdout, stderr, error, now, color) {
       const width = stdout.isTTY && stdout.columns ? Math.min(stdout.columns, 100) : 80;
       for (const line of formatFigures(outcome.figures, outcome.gate, { color, width })) say(line);
     },
+    wrote: (format, file) => say(`wrote the ${format} to ${file}`),
     error(err) {
       stopBar();
       error(err);

@@ -3,6 +3,8 @@
 // report progress, complete, and optionally wait.
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Transform, pipeline } from 'node:stream';
 import { encryptChallenge } from './challenge.mjs';
 import { CliError } from './errors.mjs';
@@ -17,6 +19,12 @@ import { USER_AGENT } from './version.mjs';
 /** @typedef {import('./progress.mjs').Output} Output */
 /** @typedef {{ partNumber: number, presignedUrl: string, offset: number, size: number }} Part */
 /** @typedef {{ parts: Part[], uploadId: string, blobKey: string, bundleId?: string, jobId?: string }} UploadStart */
+/**
+ * Files to write a finished survey's CI outputs to (--sarif, --junit, --summary-md).
+ * `artifact`: the uploaded PATH relative to the working directory (a directory ends with `/`), where
+ * SARIF places the findings that name no file (lib/upload.mjs artifactPath).
+ * @typedef {{ sarif?: string, junit?: string, markdown?: string, artifact?: string }} CiFiles
+ */
 /**
  * @typedef {object} SurveyRequest
  * @property {'INVENTORY_SURVEY' | 'RUNTIME_SURVEY'} jobType
@@ -39,10 +47,12 @@ const PROGRESS_EVERY_MS = 1000;
  * `partSizeBytes` (the service signs each part URL for its size: the answer is what is sent).
  * @param {{ client: ServiceClient, challenge: string, bundle: Bundle, survey: SurveyRequest,
  *   output: Output, wait: boolean, timeoutMs: number, failOn?: import('./figures.mjs').GateToken[],
- *   upload?: { partSizeBytes: number, maxParallelParts: number } }} options
+ *   upload?: { partSizeBytes: number, maxParallelParts: number }, ciFiles?: CiFiles }} options
+ *   `ciFiles`: once the survey completed, its CI outputs are written there, before the gate is judged
+ *   (a tripped gate still leaves the SARIF for the job to upload).
  * @returns {Promise<{ surveyId: string, bundleId: string, survey: Job | null }>}
  */
-export async function runUpload({ client, challenge, bundle, survey, output, wait, timeoutMs, failOn = [], upload }) {
+export async function runUpload({ client, challenge, bundle, survey, output, wait, timeoutMs, failOn = [], upload, ciFiles = {} }) {
   // One key per call for the whole run: every retry of a call resends its key.
   const keys = { survey: randomUUID(), init: randomUUID(), complete: randomUUID() };
   const started = await client.json('start survey', 'POST', 'survey', survey, { idempotencyKey: keys.survey });
@@ -87,9 +97,54 @@ export async function runUpload({ client, challenge, bundle, survey, output, wai
   const figures = collector.figures();
   const gate = evaluateGate(figures, failOn);
   output.done(final, bundleId, { figures, gate });
+  await writeCiFiles(client, surveyId, ciFiles, failOn, output);
   const failed = gateError(gate, surveyId);
   if (failed) throw failed;
   return { surveyId, bundleId, survey: final };
+}
+
+/**
+ * The uploaded PATH as the repository names it (relative to the working directory, `/`-separated, a
+ * directory ending with `/`), or undefined when it is the directory itself or outside it: code
+ * scanning places a finding that names no file of its own on the document it came from.
+ * @param {string} input
+ * @param {boolean} isDirectory
+ * @param {string} [cwd]
+ */
+export function artifactPath(input, isDirectory, cwd = process.cwd()) {
+  const rel = path.relative(cwd, path.resolve(cwd, input)).split(path.sep).join('/');
+  if (!rel || rel === '..' || rel.startsWith('../') || path.isAbsolute(rel)) return undefined;
+  return isDirectory ? `${rel}/` : rel;
+}
+
+const CI_FORMATS = /** @type {const} */ ([['sarif', 'SARIF'], ['junit', 'JUnit XML'], ['markdown', 'markdown summary']]);
+
+/**
+ * Reads the survey's CI outputs the files name (GET P/v1/survey/{id}/ci, rendered by the service,
+ * which reads the reports an upload pass cannot) and writes each file; the gate's tokens go along
+ * so JUnit fails what --fail-on names.
+ * @param {ServiceClient} client
+ * @param {string} surveyId
+ * @param {CiFiles} files
+ * @param {import('./figures.mjs').GateToken[]} failOn
+ * @param {Output} output
+ */
+export async function writeCiFiles(client, surveyId, files, failOn, output) {
+  for (const [format, name] of CI_FORMATS) {
+    const file = files[format];
+    if (!file) continue;
+    const query = new URLSearchParams({
+      format, ...(failOn.length ? { failOn: failOn.map((t) => t.token).join(',') } : {}),
+      ...(format === 'sarif' && files.artifact ? { path: files.artifact } : {}),
+    });
+    const text = await client.text(`reading the survey's ${name}`, `v1/survey/${encodeURIComponent(surveyId)}/ci?${query}`);
+    try {
+      await writeFile(file, text);
+    } catch (err) {
+      throw new CliError(`writing the ${name} to ${file}: ${/** @type {Error} */ (err).message} (write_failed)`, { code: 'write_failed' });
+    }
+    output.wrote(name, file);
+  }
 }
 
 /**

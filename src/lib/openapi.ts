@@ -31,6 +31,7 @@ export const CREDENTIAL_SCHEMES = {
   any: [{ apiToken: [] }, { session: [] }],
   session: [{ session: [] }],
   pass: [{ uploadPass: [] }],
+  anyOrPass: [{ apiToken: [] }, { session: [] }, { uploadPass: [] }],
   none: [],
 } as const;
 
@@ -44,8 +45,12 @@ type Extra = {
 
 function describeAccess(access: Access | 'public'): string {
   if (access === 'public') return 'No credential needed.';
-  const creds = { any: 'Any (API token or dashboard session)', session: 'Session only', pass: 'Upload pass only' }[access.creds];
-  const needs = access.permissions?.length ? ` Requires ${access.permissions.map((p: Permission) => `\`${p}\``).join(', ')}.` : '';
+  const creds = {
+    any: 'Any (API token or dashboard session)', session: 'Session only', pass: 'Upload pass only',
+    anyOrPass: 'Any (API token or dashboard session), or the upload pass that started the survey',
+  }[access.creds];
+  const by = access.creds === 'anyOrPass' ? ' (not for the pass)' : '';
+  const needs = access.permissions?.length ? ` Requires ${access.permissions.map((p: Permission) => `\`${p}\``).join(', ')}${by}.` : '';
   return `Credentials: ${creds}.${needs}`;
 }
 

@@ -12,8 +12,11 @@ import { UUID_PATTERN } from '../lib/ids';
 import { checkRateLimitOnce, rateLimitKey } from './rate-limit';
 import { openReadSession, primaryDb } from './read-session';
 
-/** Which credentials an operation accepts: spec "Any", "Session" or "Pass". */
-export type Creds = 'any' | 'session' | 'pass';
+/**
+ * Which credentials an operation accepts: spec "Any", "Session" or "Pass"; `anyOrPass` also takes an
+ * upload pass, whose `permissions` are not checked (the handler decides what the pass may read).
+ */
+export type Creds = 'any' | 'session' | 'pass' | 'anyOrPass';
 
 export interface Access {
   creds: Creds;
@@ -45,6 +48,7 @@ export interface Access {
 }
 
 function kindAccepted(creds: Creds, kind: CredentialTokenKind): void {
+  if (creds === 'anyOrPass' && kind === 'upload_pass') return;
   if (creds === 'pass') {
     if (kind !== 'upload_pass') throw new ApiError('unauthorized', 'This operation accepts only an upload pass.');
     return;
@@ -108,7 +112,9 @@ export function requireAccess(access: Access): MiddlewareHandler<AppEnv> {
       throw forbidden('This credential was made for another project.');
     }
     // On `reachable` routes the handler first answers 404 for a project the session cannot see.
-    if (access.project !== 'reachable') await assertPermissions(c, permissions, pathProject ?? principal.projectId);
+    // A pass on an `anyOrPass` operation holds no permissions: the handler limits it to what it started.
+    const passOnly = access.creds === 'anyOrPass' && principal.kind === 'upload_pass';
+    if (access.project !== 'reachable' && !passOnly) await assertPermissions(c, permissions, pathProject ?? principal.projectId);
     const changes = !READ_METHODS.has(c.req.method) && !access.changesNothing;
     const answerBookmark = openReadSession(c, changes);
     await next();

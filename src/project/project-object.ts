@@ -36,6 +36,7 @@ import { layerBaseKeys } from './content-layers';
 import type { ContentKind } from '../analysis/types';
 import * as reportBuild from './report-build';
 import * as reportRead from './reports';
+import { ciSurveyData } from './ci-findings';
 import * as documents from './documents';
 import * as portfolios from './portfolios';
 import * as posture from './posture';
@@ -510,6 +511,11 @@ export class ProjectObject extends DurableObject<Env> {
 
   async reportRecord(reportId: string): Promise<unknown> {
     return this.rpc((state) => reportRead.record(state, reportId));
+  }
+
+  /** A finished survey's reports and findings as CI outputs read them (src/ci). */
+  async ciSurvey(input: { surveyId: string; limit: number; pass: string | null }): Promise<unknown> {
+    return this.rpc((state) => ciSurveyData(state, input.surveyId, input.limit, input.pass));
   }
 
   async regenerateReport(input: reportRead.RegenerateReportInput, storeMaxBytes?: number) {

@@ -25,6 +25,8 @@ export interface StartSurveyInput {
   jsonTags?: JsonObject | null;
   target?: string | null;
   notes?: string | null;
+  /** The upload pass (its credential id) starting the survey: it may read the survey's CI outputs. Not part of the key's request. */
+  startedBy?: string;
 }
 
 export interface StartSurveyAnswer {
@@ -40,10 +42,10 @@ const subJobIds = (steps: JobRow[]) => Object.fromEntries(steps.map((s) => [s.st
  * 409 `storage_full` once the project's store reached `storeMaxBytes` (src/project/store-limit.ts).
  */
 export async function startSurvey(state: ProjectState, input: StartSurveyInput, storeMaxBytes = DEFAULT_PROJECT_STORE_MAX_BYTES): Promise<Changed<StartSurveyAnswer>> {
-  const { idempotencyKey, ...request } = input;
+  const { idempotencyKey, startedBy, ...request } = input;
   const { answer, replayed } = await state.idempotency.runOnce('survey.start', idempotencyKey, request, async () => {
     await assertRoomForSurvey(state, storeMaxBytes);
-    const { survey, steps } = createSurvey(state.db, request);
+    const { survey, steps } = createSurvey(state.db, { ...request, ...(startedBy ? { metadata: { started_by: { kind: 'upload_pass', credential_id: startedBy } } } : {}) });
     health.runCreated(state, survey, { idempotencyKey });
     state.notify([survey, ...steps]);
     return { parent_id: survey.id, submission_timestamp: survey.createdAt, sub_job_ids: subJobIds(steps) };

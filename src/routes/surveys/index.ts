@@ -1,4 +1,5 @@
 // Surveys (spec 4.8) and survey deletion (4.9): thin handlers over the project object.
+import { CI_CONTENT_TYPES, ciOutput } from '../../ci';
 import { recordActivity } from '../../control/activity';
 import { changerOf } from '../../control/changes';
 import { controlDb } from '../../control/db';
@@ -17,7 +18,7 @@ export const surveysRouter = createRouter()
     const { projectId } = c.req.valid('param');
     const body = c.req.valid('json');
     const { answer, changed } = await withProject<Changed<StartSurveyAnswer>>(c.env, projectId, (stub) =>
-      stub.startSurvey({ idempotencyKey: c.req.valid('header')['idempotency-key'], ...body }, projectStoreMaxBytes(c.env)));
+      stub.startSurvey({ idempotencyKey: c.req.valid('header')['idempotency-key'], ...body, startedBy: c.var.principal.jti }, projectStoreMaxBytes(c.env)));
     if (changed) {
       await recordActivity(controlDb(c.env.DB), {
         orgId: c.var.principal.orgId, projectId, actor: c.var.principal, action: 'survey.started',
@@ -51,4 +52,10 @@ export const surveysRouter = createRouter()
   .openapi(routes.restoreSurvey, async (c) => {
     const { projectId, jobId } = c.req.valid('param');
     return c.json(await restoreSurvey(c.env, changerOf(c.var, projectId), jobId), 200);
+  })
+  .openapi(routes.surveyCi, async (c) => {
+    const { projectId, surveyId } = c.req.valid('param');
+    const { format, failOn, path } = c.req.valid('query');
+    const body = await ciOutput(c.env, c.var.principal, { projectId, surveyId, format, failOn, path });
+    return new Response(body, { headers: { 'content-type': CI_CONTENT_TYPES[format], 'x-content-type-options': 'nosniff' } }) as never;
   });

@@ -3,7 +3,7 @@ import { defineRoute } from '../../lib/openapi';
 import { json, jsonBody, ProjectParams } from '../../lib/schemas';
 import { Job } from '../jobs/jobs.schemas';
 import {
-  IdempotencyKeyHeader, OptionalIdempotencyKeyHeader, RegenerateAnswer, RegenerateRequest, StartSurveyAnswer, StartSurveyRequest,
+  CiQuery, IdempotencyKeyHeader, OptionalIdempotencyKeyHeader, RegenerateAnswer, RegenerateRequest, StartSurveyAnswer, StartSurveyRequest,
   StepStatusRequest, SurveyJobParams, SurveyParams,
 } from './surveys.schemas';
 
@@ -61,4 +61,22 @@ export const restoreSurvey = defineRoute({
   access: { creds: 'any', permissions: ['project:admin'] }, errors: [404, 503],
   request: { params: SurveyJobParams },
   responses: { 200: { description: 'The survey without `deleted_at`.', ...json(Job) } },
+});
+
+export const surveyCi = defineRoute({
+  operationId: 'getSurveyCiOutput',
+  method: 'get', path: `${P}/v1/survey/{surveyId}/ci`, tags, summary: 'A finished survey as SARIF, JUnit or markdown',
+  description: 'The survey\'s findings for CI systems (docs/ci.md): `sarif` is SARIF 2.1.0 for code scanning (one rule per classification rule and per advisory, decisions as suppressions, at most 25,000 results and 10 MB gzipped, the most severe kept); `junit` is JUnit XML (a testsuite per report, a testcase per group of findings); `markdown` is the job summary (figures, what is new, top ranked fixes, links to the reports and their PDF). An upload pass reads only the surveys it started (403 `forbidden` for another). 409 `conflict` while the survey is not finished, or when it did not complete.',
+  access: { creds: 'anyOrPass', permissions: ['project:view'] }, errors: [404, 409, 503],
+  request: { params: SurveyParams, query: CiQuery },
+  responses: {
+    200: {
+      description: 'The document.',
+      content: {
+        'application/sarif+json': { schema: z.record(z.string(), z.unknown()) },
+        'application/xml': { schema: z.string() },
+        'text/markdown': { schema: z.string() },
+      },
+    },
+  },
 });

@@ -44,3 +44,9 @@ export const RegenerateAnswer = StartSurveyAnswer.extend({ supersedes: z.uuid() 
 
 export const SurveyParams = z.object({ projectId: uuidParam('projectId'), surveyId: uuidParam('surveyId') });
 export const SurveyJobParams = z.object({ projectId: uuidParam('projectId'), jobId: uuidParam('jobId') });
+
+export const CiQuery = z.object({
+  format: z.enum(['sarif', 'junit', 'markdown']).openapi({ description: '`sarif` (SARIF 2.1.0), `junit` (JUnit XML) or `markdown` (the job summary).' }),
+  path: z.string().min(1).max(1000).optional().openapi({ description: 'SARIF: the uploaded path relative to the repository (a directory ends with `/`). A result whose finding names no file of its own (an advisory, an asset without evidence) is placed on it, or on the document it came from inside that directory; GitHub code scanning needs a file on every result. Default: the document\'s name in the bundle.' }),
+  failOn: z.string().max(500).optional().openapi({ description: 'The CLI\'s `--fail-on` tokens, comma-separated (e.g. `new-red,high+`): JUnit fails what they name and the summary says whether the gate passed. Without it JUnit fails red cryptography and critical or high advisories.' }),
+});
