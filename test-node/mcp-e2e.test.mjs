@@ -293,7 +293,7 @@ describe('an assistant connects to the MCP server under wrangler dev', () => {
       'waitForJob',
     ]);
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri).sort()).toEqual(['analysis.md', 'cli.md', 'inputs.md', 'openapi.json', 'scoring.md', 'specification.md', 'triage.md'].map((f) => `posture://docs/${f}`));
+    expect(resources.map((r) => r.uri).sort()).toEqual(['analysis.md', 'ci.md', 'cli.md', 'inputs.md', 'notifications.md', 'openapi.json', 'scoring.md', 'specification.md', 'triage.md'].map((f) => `posture://docs/${f}`));
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name).sort()).toEqual(['changes-since-last-survey', 'fix-first']);
   });

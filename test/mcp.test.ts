@@ -319,7 +319,7 @@ describe('tools, resources and prompts with every scope', () => {
 
   it('reads every resource and gets both prompts', async () => {
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri).sort()).toEqual(['posture://docs/analysis.md', 'posture://docs/cli.md', 'posture://docs/inputs.md', 'posture://docs/openapi.json', 'posture://docs/scoring.md', 'posture://docs/specification.md', 'posture://docs/triage.md']);
+    expect(resources.map((r) => r.uri).sort()).toEqual(['posture://docs/analysis.md', 'posture://docs/ci.md', 'posture://docs/cli.md', 'posture://docs/inputs.md', 'posture://docs/notifications.md', 'posture://docs/openapi.json', 'posture://docs/scoring.md', 'posture://docs/specification.md', 'posture://docs/triage.md']);
     for (const resource of resources) {
       const read = await client.readResource({ uri: resource.uri });
       expect(text(read).length, resource.uri).toBeGreaterThan(1000);
@@ -328,6 +328,7 @@ describe('tools, resources and prompts with every scope', () => {
     expect(openapi.paths['/api/v1/project/{projectId}/v1/portfolio/{portfolioId}/rank'].get.operationId).toBe('rankPortfolioFixes');
     expect(text(await client.readResource({ uri: 'posture://docs/specification.md' }))).toContain('# Posture Analysis Service: Interface Specification');
     expect(text(await client.readResource({ uri: 'posture://docs/triage.md' }))).toContain('| `not_affected` |');
+    expect(text(await client.readResource({ uri: 'posture://docs/notifications.md' }))).toContain('`webhook-signature`');
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name).sort()).toEqual(['changes-since-last-survey', 'fix-first']);
     const prompt = await client.getPrompt({ name: 'fix-first', arguments: { projectId: t.projectId } });

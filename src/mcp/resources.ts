@@ -1,5 +1,6 @@
 // The documentation an assistant may read with the docs scope: the interface specification, the
-// OpenAPI document, the CLI guide, how to produce the inputs, how scores and findings are computed, and triage.
+// OpenAPI document, the CLI guide, how to produce the inputs, how scores and findings are computed, triage,
+// notifications and the CI integrations.
 import type { McpServer } from '@modelcontextprotocol/server';
 import analysisGuide from '../../docs/analysis.md';
 import cliGuide from '../../docs/cli.md';
@@ -7,6 +8,8 @@ import inputsGuide from '../../docs/inputs.md';
 import specification from '../../docs/posture-api.md';
 import scoringGuide from '../../docs/scoring.md';
 import triageGuide from '../../docs/triage.md';
+import notificationsGuide from '../../docs/notifications.md';
+import ciGuide from '../../docs/ci.md';
 import { ApiError } from '../lib/errors';
 import type { ToolContext } from './context';
 import { apiBaseUrl } from './oauth';
@@ -37,6 +40,10 @@ export const DOCUMENTS: readonly Doc[] = [
     description: 'Cryptography classification (sections, deadlines, CNSA 2.0) with sources, and vulnerability matching.', text: () => analysisGuide },
   { name: 'triage', uri: 'posture://docs/triage.md', title: 'Triage: decisions about findings and VEX', mimeType: 'text/markdown',
     description: 'Decision states, scopes and what suppression changes; the triage queue; VEX import and export with the CycloneDX and OpenVEX mapping.', text: () => triageGuide },
+  { name: 'notifications', uri: 'posture://docs/notifications.md', title: 'Notifications: alert destinations and rules', mimeType: 'text/markdown',
+    description: 'Webhook, Slack, Teams and email destinations, alert rules, every event\'s payload, webhook signatures, retries, pace and safety.', text: () => notificationsGuide },
+  { name: 'ci', uri: 'posture://docs/ci.md', title: 'CI integrations', mimeType: 'text/markdown',
+    description: 'SARIF, JUnit and the markdown summary of a survey; the GitHub Action, the GitLab template and the shell script.', text: () => ciGuide },
 ];
 
 export function registerResources(server: McpServer, context: ToolContext): void {
