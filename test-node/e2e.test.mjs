@@ -11,12 +11,14 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@cfworker/json-schema';
 import { runCli, tempDir } from './helpers.mjs';
 import sarifSchema from '../test/fixtures/schemas/sarif-2.1.0.json' with { type: 'json' };
+import { validateXML } from 'xmllint-wasm';
 
 // Runs beside each other (helpers sharing a machine) each take their own ports.
 const PORT = Number(process.env.POSTURE_E2E_PORT ?? 18297);
 const INSPECTOR_PORT = process.env.POSTURE_E2E_INSPECTOR_PORT ? Number(process.env.POSTURE_E2E_INSPECTOR_PORT) : null;
 const BASE = `http://127.0.0.1:${PORT}`;
 const fixture = (p) => path.join(root, 'test/fixtures', p);
+const junitSchema = await readFile(fixture('schemas/jenkins-junit.xsd'), 'utf8');
 
 /** @type {import('node:child_process').ChildProcess} */
 let server;
@@ -282,6 +284,15 @@ describe('the CI integrations against wrangler dev', () => {
     for (const r of log.runs[0].results) expect(r.locations[0].physicalLocation.artifactLocation.uri).toMatch(/^[^/]\S+$/);
     const given = ['test/fixtures/sbom/npm__juice-shop-14.1.1.cdx-1.4.json', 'test/fixtures/cbom/ibm-cbomkit__kafka-cbom.json'];
     for (const r of log.runs[0].results.filter((x) => x.locations[0].logicalLocations)) expect(given).toContain(r.locations[0].physicalLocation.artifactLocation.uri);
+    // The same survey as JUnit (GitLab's test report), read with the pass that started it: valid against
+    // the JUnit schema Jenkins and GitLab read, with the gate's suite.
+    const junit = await fetch(`${BASE}/api/v1/project/${project}/v1/survey/${outputs['survey-id']}/ci?format=junit&failOn=critical,new-red`, { headers: { authorization: `Bearer ${pass}` } });
+    expect(junit.status).toBe(200);
+    const xml = await junit.text();
+    const validation = await validateXML({ xml: [{ fileName: 'posture-junit.xml', contents: xml }], schema: [{ fileName: 'jenkins-junit.xsd', contents: junitSchema }] });
+    expect(validation.errors.map((e) => e.message)).toEqual([]);
+    expect(validation.valid).toBe(true);
+    expect(xml).toContain('name="posture gate"');
     await rm(runner, { recursive: true, force: true });
   }, 180_000);
 });
