@@ -7,6 +7,7 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { ApiError, invalidParameter, notFound } from '../lib/errors';
 import { newId, newOrderedId, nowIso } from '../lib/ids';
+import { yieldNow } from '../lib/yielding';
 import type { JsonObject } from '../lib/json';
 import { DEFAULT_STALE_DAYS, destinationsFor, EVENT_TYPES, factsOf, type EventType, type NotifyEvent, type RuleShape } from '../notify/events';
 import { EVENTS_PER_MESSAGE, SEND_INTERVAL_MS, type DestinationKind } from '../notify/formats';
@@ -254,6 +255,8 @@ export async function buildRaisedEvents(state: ProjectState): Promise<boolean> {
   const project = await projectFacts(state);
   const rules = ruleShapes(state);
   for (const row of raised.slice(0, BUILD_BATCH)) {
+    // Requests waiting for the object go between two events (a survey's event reads its reports' figures).
+    await yieldNow();
     const event = buildEvent(state, project, row);
     if (event) await enqueue(state, event, destinationsFor(rules, factsOf(event)));
     state.db.update(notifyEvents).set({ builtAt: nowIso() }).where(eq(notifyEvents.id, row.id)).run();
