@@ -124,6 +124,19 @@ export async function teamShapes(
   }));
 }
 
+/** The emails of the people holding project:admin on a project: their teams reach it with a role that grants it (as personGrants reads it). */
+export async function projectAdministratorEmails(db: D1Database, orgId: string, projectId: string): Promise<string[]> {
+  const { results } = await db.prepare(
+    `SELECT DISTINCT u.email AS email FROM team_members tm
+     JOIN teams t ON t.id = tm.team_id AND t.org_id = ?1
+     JOIN team_roles tr ON tr.team_id = t.id JOIN roles r ON r.id = tr.role_id
+     JOIN users u ON u.id = tm.user_id
+     WHERE EXISTS (SELECT 1 FROM json_each(r.permissions) p WHERE p.value = 'project:admin')
+       AND (t.all_projects = 1 OR EXISTS (SELECT 1 FROM team_projects tp WHERE tp.team_id = t.id AND tp.project_id = ?2))`,
+  ).bind(orgId, projectId).all<{ email: string }>();
+  return results.map((r) => r.email);
+}
+
 /** Ids of the organization's active projects. */
 export async function activeProjectIds(db: D1Database, orgId: string): Promise<string[]> {
   const { results } = await db.prepare('SELECT id FROM projects WHERE org_id = ? AND deleted_at IS NULL').bind(orgId).all<{ id: string }>();

@@ -7,7 +7,7 @@ import type { Env } from '../env';
 import type { NotifyEvent } from './events';
 import { emailMessage, slackMessage, teamsMessage, type DestinationKind } from './formats';
 import { webhookHeaders } from './signing';
-import { checkDestinationUrl } from './url-guard';
+import { checkDestinationUrl, isLocalInstance } from './url-guard';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const ANSWER_READ_BYTES = 64 * 1024;
@@ -33,7 +33,6 @@ export interface Attempt {
 }
 
 const timeoutOf = (env: Env) => Number(env.NOTIFY_TIMEOUT_MS ?? DELIVERY_TIMEOUT_MS);
-export const isLocalInstance = (env: Env) => Boolean(env.DEV_SECRET);
 
 /** Reads at most `limit` bytes of a body, then lets the rest go. */
 async function readHead(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {

@@ -2,6 +2,7 @@
 // envelope every destination receives, how bad each event is, and which rules it matches. Plain data
 // and plain functions: the project object raises and stores events (src/project/notify-store.ts).
 import type { JsonObject } from '../lib/json';
+import { BANDS } from '../scoring/model';
 
 export const EVENT_TYPES = [
   'survey.failed', 'survey.completed', 'portfolio.band_changed', 'portfolio.score_dropped',
@@ -58,11 +59,12 @@ export interface RuleShape {
   enabled: boolean;
 }
 
-/** The bands from best to worst (src/scoring/model.ts); a rule's `min_band` fires at that band or worse. */
-const BAND_ORDER = ['strong', 'fair', 'weak', 'critical'];
 /** Defaults when a rule names the event but not its threshold. */
 export const DEFAULT_SCORE_DROP = 5;
 export const DEFAULT_STALE_DAYS = 30;
+
+/** A band's place from best to worst (src/scoring/model.ts): a rule's `min_band` fires at that band or worse. */
+export const bandRank = (band: string): number => (BANDS as readonly string[]).indexOf(band);
 
 /** Whether one rule wants one event. */
 export function ruleMatches(rule: RuleShape, facts: EventFacts): boolean {
@@ -70,7 +72,7 @@ export function ruleMatches(rule: RuleShape, facts: EventFacts): boolean {
   if (rule.subjects?.length && (facts.subject === null || !rule.subjects.includes(facts.subject))) return false;
   if (rule.portfolioIds?.length && (facts.portfolioId === null || !rule.portfolioIds.includes(facts.portfolioId))) return false;
   if (rule.minSeverity && levelRank(facts.severity) > levelRank(rule.minSeverity as Level)) return false;
-  if (rule.minBand && facts.band !== null && BAND_ORDER.indexOf(facts.band) < BAND_ORDER.indexOf(rule.minBand)) return false;
+  if (rule.minBand && facts.band !== null && bandRank(facts.band) < bandRank(rule.minBand)) return false;
   if (facts.type === 'portfolio.score_dropped' && (facts.drop ?? 0) < (rule.scoreDrop ?? DEFAULT_SCORE_DROP)) return false;
   if (facts.type === 'data_health.stale' && (facts.staleDays ?? 0) < (rule.staleDays ?? DEFAULT_STALE_DAYS)) return false;
   return true;

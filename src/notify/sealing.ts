@@ -2,13 +2,12 @@
 // under a key derived from NOTIFY_KEY (set by `npm run setup:cloudflare`; `.dev.vars` locally). A
 // sealed value is `v1.{iv}.{ciphertext}` in base64url; the version names the derivation, so a later
 // key can be introduced beside this one.
+import { base64url as jose64 } from 'jose';
 import { base64url } from '../lib/ids';
 import { ApiError } from '../lib/errors';
 
 const INFO = new TextEncoder().encode('posture notify v1');
 const keys = new Map<string, Promise<CryptoKey>>();
-
-const fromBase64url = (text: string): Uint8Array => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
 
 /** The sealing key of NOTIFY_KEY (derived once per isolate); 503 when the deployment has none. */
 function sealingKey(notifyKey: string | undefined): Promise<CryptoKey> {
@@ -33,6 +32,6 @@ export async function seal(notifyKey: string | undefined, plain: string): Promis
 export async function unseal(notifyKey: string | undefined, sealed: string): Promise<string> {
   const [version, iv, cipher] = sealed.split('.');
   if (version !== 'v1' || !iv || !cipher) throw new Error('A sealed notification value has an unknown format.');
-  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: fromBase64url(iv) }, await sealingKey(notifyKey), fromBase64url(cipher));
+  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: jose64.decode(iv) }, await sealingKey(notifyKey), jose64.decode(cipher));
   return new TextDecoder().decode(plain);
 }

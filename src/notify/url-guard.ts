@@ -11,6 +11,9 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export class RefusedUrl extends Error {}
 
+/** A development instance (DEV_SECRET set): loopback receivers are allowed. */
+export const isLocalInstance = (env: { DEV_SECRET?: string }) => Boolean(env.DEV_SECRET);
+
 /** Whether an address literal (IPv4, or IPv6 without brackets) is on the public internet. */
 export function isPublicAddress(literal: string): boolean {
   if (!ipaddr.isValid(literal)) return false;

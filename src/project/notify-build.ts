@@ -2,7 +2,7 @@
 // it: the survey and its reports' figures as they are then, the score that moved, the advisory found.
 // Each event says what happened (`summary`, `details`), how bad (`severity`) and where to look (`link`).
 import type { JsonObject } from '../lib/json';
-import { EVENT_VERSION, worstLevel, type EventType, type Level, type NotifyEvent } from '../notify/events';
+import { bandRank, EVENT_VERSION, worstLevel, type EventType, type Level, type NotifyEvent } from '../notify/events';
 import { findJob, stepsOf } from './jobs';
 import { summary as reportSummary } from './reports';
 import type { notifyEvents } from './schema';
@@ -83,7 +83,7 @@ function fromRef(project: ProjectFacts, type: EventType, ref: JsonObject): Built
   const link = (path: string) => `${project.dashboardUrl}/projects/${project.id}${path}`;
   switch (type) {
     case 'portfolio.band_changed': {
-      const worse = ['strong', 'fair', 'weak', 'critical'].indexOf(String(ref.band)) > ['strong', 'fair', 'weak', 'critical'].indexOf(String(ref.previous_band));
+      const worse = bandRank(String(ref.band)) > bandRank(String(ref.previous_band));
       return {
         severity: ref.band === 'critical' ? 'critical' : worse ? 'high' : 'info',
         summary: `Portfolio ${String((ref.portfolio as JsonObject).name)}: ${String(ref.axis)} moved from ${String(ref.previous_band)} to ${String(ref.band)}`,

@@ -9,11 +9,11 @@ import { ApiError, invalidParameter, notFound } from '../lib/errors';
 import { newId, newOrderedId, nowIso } from '../lib/ids';
 import { yieldNow } from '../lib/yielding';
 import type { JsonObject } from '../lib/json';
-import { DEFAULT_STALE_DAYS, destinationsFor, EVENT_TYPES, factsOf, type EventType, type NotifyEvent, type RuleShape } from '../notify/events';
+import { DEFAULT_STALE_DAYS, destinationsFor, factsOf, type EventType, type NotifyEvent, type RuleShape } from '../notify/events';
 import { EVENTS_PER_MESSAGE, SEND_INTERVAL_MS, type DestinationKind } from '../notify/formats';
 import { seal } from '../notify/sealing';
 import { newSigningSecret } from '../notify/signing';
-import { checkDestinationUrl, maskUrl, RefusedUrl } from '../notify/url-guard';
+import { checkDestinationUrl, isLocalInstance, maskUrl, RefusedUrl } from '../notify/url-guard';
 import { buildEvent, sampleEvent, type ProjectFacts } from './notify-build';
 import { raiseEvent, wanted } from './notify-raise';
 
@@ -67,8 +67,6 @@ export function destinationAnswer(row: DestinationRow): JsonObject {
   };
 }
 
-const isLocal = (state: ProjectState) => Boolean(state.env.DEV_SECRET);
-
 /** The URL a destination of this kind may have (checked as every delivery checks it), or 400 naming why not. */
 function acceptedUrl(state: ProjectState, kind: DestinationKind, url: string | undefined): URL | null {
   if (kind === 'email') {
@@ -77,7 +75,7 @@ function acceptedUrl(state: ProjectState, kind: DestinationKind, url: string | u
   }
   if (!url) throw invalidParameter('url', `A ${kind} destination needs its URL.`);
   try {
-    return checkDestinationUrl(url, { local: isLocal(state) });
+    return checkDestinationUrl(url, { local: isLocalInstance(state.env) });
   } catch (error) {
     if (error instanceof RefusedUrl) throw invalidParameter('url', error.message);
     throw error;
@@ -502,4 +500,3 @@ async function dailyChecks(state: ProjectState, now: number): Promise<void> {
   }
 }
 
-export const NOTIFY_EVENT_TYPES = EVENT_TYPES;

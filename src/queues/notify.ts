@@ -5,6 +5,7 @@
 // an activity entry and an email to the project's administrators.
 import { z } from 'zod';
 import { sendPlainEmail } from '../auth/emails';
+import { projectAdministratorEmails } from '../auth/access';
 import { recordActivity } from '../control/activity';
 import { controlDb } from '../control/db';
 import type { Env } from '../env';
@@ -59,19 +60,6 @@ async function deliverTaken(env: Env, work: TakenWork): Promise<AttemptReport[]>
   return attempts;
 }
 
-/** People holding project:admin on the project (their teams reach it with a role that grants it). */
-async function projectAdministrators(env: Env, orgId: string, projectId: string): Promise<string[]> {
-  const { results } = await env.DB.prepare(
-    `SELECT DISTINCT u.email AS email FROM team_members tm
-     JOIN teams t ON t.id = tm.team_id AND t.org_id = ?1
-     JOIN team_roles tr ON tr.team_id = t.id JOIN roles r ON r.id = tr.role_id
-     JOIN users u ON u.id = tm.user_id
-     WHERE EXISTS (SELECT 1 FROM json_each(r.permissions) p WHERE p.value = 'project:admin')
-       AND (t.all_projects = 1 OR EXISTS (SELECT 1 FROM team_projects tp WHERE tp.team_id = t.id AND tp.project_id = ?2))`,
-  ).bind(orgId, projectId).all<{ email: string }>();
-  return results.map((r) => r.email);
-}
-
 /** A destination the object disabled: an activity entry, and the project's administrators told by email. */
 async function announceDisabled(env: Env, projectId: string, destination: JsonObject): Promise<void> {
   const project = await env.DB.prepare('SELECT org_id, name FROM projects WHERE id = ?').bind(projectId).first<{ org_id: string; name: string }>();
@@ -81,7 +69,7 @@ async function announceDisabled(env: Env, projectId: string, destination: JsonOb
     data: { destinationId: destination.id as string, kind: destination.kind as string, name: destination.name as string, reason: destination.disabled_reason as string },
   });
   const link = `${env.DASHBOARD_URL.replace(/\/$/, '')}/projects/${projectId}`;
-  for (const to of await projectAdministrators(env, project.org_id, projectId)) {
+  for (const to of await projectAdministratorEmails(env.DB, project.org_id, projectId)) {
     await sendPlainEmail(env, to, `[Posture] Notifications to ${String(destination.name)} were disabled`, [
       `The ${String(destination.kind)} destination "${String(destination.name)}" of project ${project.name} failed every delivery for 24 hours and was disabled.`,
       '', String(destination.disabled_reason ?? ''), '',
