@@ -41,6 +41,8 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
+        // The production entry with the render queue's deliveries held back (test/worker.ts).
+        main: './test/worker.ts',
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,

@@ -11,7 +11,7 @@ import { bumpAccessEpoch } from '../src/auth/access-cache';
 import { API, api, expectError, json, latestLinkToken, newTenant, uniqueEmail } from './helpers';
 import { activityRows, addPerson, addProject } from './people';
 import { dataTenant } from './data-plane';
-import { analysed, letRendersFinish, P, sbom, settleScoring, startSurvey } from './pipeline';
+import { analysed, letRendersFinish, P, renderDocuments, sbom, settleScoring, startSurvey } from './pipeline';
 import {
   authorizeUrl, Browser, call, connectAssistant, inputValue, mcpClient, pkce, REDIRECT_URI, registerClient, signInToApprove, tokenRequest,
 } from './assistant';
@@ -573,7 +573,7 @@ describe('surveys and reports changed by an assistant (issue 19)', () => {
   }, 30_000);
 
   it('reads a document\'s provenance and lists stale documents (project:admin, through the change scope)', async () => {
-    await letRendersFinish([u]);
+    await renderDocuments(u, ['html']);
     const [report] = await reportsOf(surveys[0]!.surveyId);
     for (const format of ['json', 'html']) {
       const provenance = await call(client, 'getExportProvenance', { projectId: u.projectId, reportId: report.id, format });

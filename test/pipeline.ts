@@ -16,6 +16,7 @@ import { projectStub } from '../src/project/client';
 import { bundles, contents, stepLeases, uploads } from '../src/project/schema';
 import { eq } from 'drizzle-orm';
 import type { AnalysisMessage } from '../src/project/surveys';
+import { liveRendersKey } from './worker';
 import { api, json } from './helpers';
 
 export const P = (projectId: string) => `/api/v1/project/${projectId}`;
@@ -175,25 +176,27 @@ export async function drainPurges(projectId: string): Promise<void> {
 }
 
 /**
- * Report work the queues can finish, in one project: REPORT steps still PENDING or RUNNING (render
- * jobs, posture reports, a survey's reports), except a survey's reports while its upload has not
- * completed, which wait for a bundle no test will send, and, as the job list hides them, those of a
- * deleted survey.
+ * Report work the queues can finish, in one project: REPORT steps still PENDING or RUNNING (posture
+ * reports, a survey's reports, and render jobs where the real queue renders them: test/worker.ts),
+ * except a survey's reports while its upload has not completed, which wait for a bundle no test will
+ * send, and, as the job list hides them, those of a deleted survey.
  */
-const OPEN_REPORT_WORK = `SELECT count(*) AS n FROM jobs r WHERE r.step_type = 'REPORT' AND r.status IN ('PENDING', 'RUNNING')
+const openReportWork = (withRenders: boolean) => `SELECT count(*) AS n FROM jobs r WHERE r.step_type = 'REPORT' AND r.status IN ('PENDING', 'RUNNING')
+  ${withRenders ? '' : "AND r.step_label NOT LIKE 'render:%'"}
   AND r.deleted_at IS NULL AND (r.parent_id IS NULL OR r.parent_id NOT IN (SELECT id FROM jobs WHERE deleted_at IS NOT NULL OR parent_id IN (SELECT id FROM jobs WHERE deleted_at IS NOT NULL)))
   AND NOT EXISTS (SELECT 1 FROM jobs u WHERE u.parent_id = r.parent_id AND u.step_type = 'UPLOAD' AND u.status IN ('PENDING', 'RUNNING'))`;
 
 /**
- * Lets the render jobs the real queue is working on for these projects finish before the test file
+ * Lets the report work the real queues are doing for these projects finish before the test file
  * ends (at most `ms`): work still running when the file's environment is torn down fails noisily.
  * Teardown hygiene, not an assertion: it gives up quietly (and when a project's storage is gone).
  */
 export async function letRendersFinish(tenants: { projectId: string }[], ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   for (const t of tenants) {
+    const query = openReportWork((await env.BUNDLES.head(liveRendersKey(t.projectId))) !== null);
     while (Date.now() < deadline) {
-      const open = await runInDurableObject(projectStub(env, t.projectId), (_i, state) => state.storage.sql.exec<{ n: number }>(OPEN_REPORT_WORK).one().n)
+      const open = await runInDurableObject(projectStub(env, t.projectId), (_i, state) => state.storage.sql.exec<{ n: number }>(query).one().n)
         .catch(() => 0);
       if (!open) break;
       await new Promise((r) => setTimeout(r, 100));
@@ -232,4 +235,27 @@ export async function settleScoring(t: { projectId: string }): Promise<void> {
   }
   const left = await runInDurableObject(projectStub(env, t.projectId), (_i, state) => state.storage.sql.exec('SELECT * FROM scoring_work').toArray());
   throw new Error(`scoring did not settle: ${JSON.stringify(left)}`);
+}
+
+/**
+ * Renders the documents the project's render jobs wait for (of every format, or of `formats`), as the
+ * render queue would deliver them (the tests' Worker holds the queue's own deliveries back:
+ * test/worker.ts), until none is left. A delivery the consumer retries comes again in the next round.
+ */
+export async function renderDocuments(t: { projectId: string }, formats?: string[]): Promise<void> {
+  const stub = projectStub(env, t.projectId);
+  const wanted = JSON.stringify(formats ?? null);
+  for (let round = 1; round <= 5; round++) {
+    const work = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec<{ job_id: string; report_id: string; format: string }>(
+      `SELECT w.job_id, w.report_id, w.format FROM render_work w JOIN jobs j ON j.id = w.job_id WHERE j.status IN ('PENDING', 'RUNNING')
+       AND (json(?1) = 'null' OR w.format IN (SELECT value FROM json_each(?1)))`, wanted).toArray());
+    if (!work.length) return;
+    for (const w of work) await deliver({ projectId: t.projectId, reportId: w.report_id, jobId: w.job_id, format: w.format }, { queue: 'posture-render', attempts: round });
+  }
+  throw new Error(`the render jobs of project ${t.projectId} did not finish in 5 rounds`);
+}
+
+/** From now on the real render queue renders this project's documents as it does in production (test/worker.ts). */
+export async function liveRenders(t: { projectId: string }): Promise<void> {
+  await env.BUNDLES.put(liveRendersKey(t.projectId), '');
 }

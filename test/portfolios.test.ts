@@ -12,7 +12,7 @@ import worker from '../src/index';
 import { API, api, expectError, json, newTenant } from './helpers';
 import { dataTenant } from './data-plane';
 import { activityRows, addPerson, apiToken } from './people';
-import { analysed, buildReports, deliver, letRendersFinish, P, sbom, settleScoring, startSurvey, uploaded } from './pipeline';
+import { analysed, buildReports, deliver, letRendersFinish, P, renderDocuments, sbom, settleScoring, startSurvey, uploaded } from './pipeline';
 
 const advisories = import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true }) as Record<string, OsvRecord>;
 
@@ -562,13 +562,15 @@ describe('the daily snapshot and its posture reports (spec 4.10 rule 10)', () =>
   it('renders again like every report: 202, five render jobs, its documents replaced (issue 19)', async () => {
     const documents = () => runInDurableObject(projectStub(env, t.projectId), (_i, state) =>
       state.storage.sql.exec<{ format: string; blob_key: string; job_id: string }>('SELECT format, blob_key, job_id FROM report_documents WHERE report_id = ? ORDER BY format', postureId).toArray());
-    // The automatic rendering first (the queue delivers it on its own).
+    // The automatic rendering first.
+    await renderDocuments(t);
     await vi.waitFor(async () => expect((await documents()).length).toBe(5), { timeout: 30_000, interval: 200 });
     const before = await documents();
     const res = await api(`${P(t.projectId)}/v1/report/${postureId}/render`, { token: t.token, method: 'POST' });
     expect(res.status).toBe(202);
     const { renderSubJobIds } = await json(res);
     expect(Object.keys(renderSubJobIds).sort()).toEqual(['csv', 'html', 'pdf', 'pptx', 'xlsx']);
+    await renderDocuments(t);
     await vi.waitFor(async () => expect((await documents()).map((d) => d.job_id).sort()).toEqual(Object.values(renderSubJobIds).sort()), { timeout: 30_000, interval: 200 });
     for (const old of before) expect(await env.BUNDLES.head(old.blob_key)).toBeNull();
     expect((await json(await report(postureId, '/export/pdf/provenance'))).render_job_id).toBe(renderSubJobIds.pdf);

@@ -14,7 +14,7 @@ import { importRecords } from '../src/vulndb/import';
 import { cbom } from './cbom-fixtures';
 import { dataTenant } from './data-plane';
 import { api, json } from './helpers';
-import { analysed, analyzeStep, contentsOf, drainPurges, getJob, letRendersFinish, letScoringFinish, P, sbom, settleScoring, storedRowCount, tarGz } from './pipeline';
+import { analysed, analyzeStep, contentsOf, drainPurges, getJob, letRendersFinish, letScoringFinish, P, renderDocuments, sbom, settleScoring, storedRowCount, tarGz } from './pipeline';
 
 const advisories = Object.values(import.meta.glob('./fixtures/osv/*.json', { import: 'default', eager: true })) as OsvRecord[];
 /** Held back until the vulnerability data changes between two surveys: it affects ws 7.4.0. */
@@ -242,7 +242,7 @@ describe('what the reused contents outlive', () => {
     expect(rows).toBeGreaterThan(0);
 
     expect((await api(`${P(t.projectId)}/v1/survey/${first.id}`, { method: 'DELETE', token: t.token })).status).toBe(200);
-    await letRendersFinish([t]);
+    await renderDocuments(t);
     const deletedAt = Date.parse((await getJob(t, first.id)).deleted_at);
     expect(await inObject(t, (state) => eraseExpiredSurveys(state, deletedAt + 400 * DAY))).toBeNull();
     expect((await getJob(t, first.id)).metadata).toMatchObject({ filesErased: true });

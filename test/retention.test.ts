@@ -16,7 +16,7 @@ import { isRpcFailure } from '../src/project/errors';
 import { api, expectError, json, newTenant } from './helpers';
 import { addPerson, addProject, lastActivity } from './people';
 import { dataTenant } from './data-plane';
-import { analysed, buildReports, getJob, letRendersFinish, P, sbom, settleScoring } from './pipeline';
+import { analysed, buildReports, getJob, letRendersFinish, P, renderDocuments, sbom, settleScoring } from './pipeline';
 
 const DAY = 86_400_000;
 const CRON = '17 3 * * *';
@@ -69,7 +69,7 @@ describe('a purged project leaves nothing behind (issue 12)', () => {
   it('erases its control rows, every R2 object (bundles, reports, documents, staged uploads) and its object\'s storage', async () => {
     const t = await dataTenant('erase');
     const survey = await analysed(t, sbom('erased-app', [['lodash', '4.17.20']]));
-    await letRendersFinish([t]);
+    await renderDocuments(t);
     // A staged upload that never completed: a multipart upload the sweep has not aborted yet.
     const stagedKey = `${prefix(t.projectId)}bundles/staged-${crypto.randomUUID()}`;
     const staged = await env.BUNDLES.createMultipartUpload(stagedKey);
@@ -171,7 +171,7 @@ describe('a deleted survey\'s files end with its retention (issue 12)', () => {
     const t = await dataTenant('survey-retention');
     const kept = await analysed(t, sbom('kept-app', [['express', '4.17.0']]));
     const gone = await analysed(t, sbom('gone-app', [['express', '4.17.0']]));
-    await letRendersFinish([t]);
+    await renderDocuments(t);
     const reports = reportIds(await getJob(t, gone.surveyId));
     expect(await reportKeys(t.projectId, reports[0]!)).toBeGreaterThan(1);
     expect((await api(`${P(t.projectId)}/v1/survey/${gone.surveyId}`, { method: 'DELETE', token: t.token })).status).toBe(200);
@@ -213,7 +213,7 @@ describe('a deleted survey\'s files end with its retention (issue 12)', () => {
     expect(res.status).toBe(201);
     const regenerated = (await json(res)).parent_id as string;
     await buildReports({ ...original.message, surveyId: regenerated });
-    await letRendersFinish([t]);
+    await renderDocuments(t);
     const key = bundleKey(t.projectId, original.message.bundleId);
 
     expect((await api(`${P(t.projectId)}/v1/survey/${original.surveyId}`, { method: 'DELETE', token: t.token })).status).toBe(200);

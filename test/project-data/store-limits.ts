@@ -12,7 +12,7 @@ import { eraseExpiredSurveys } from '../../src/project/erasure';
 import type { ProjectState } from '../../src/project/project-object';
 import { api, expectError, json } from '../helpers';
 import { dataTenant } from '../data-plane';
-import { analysed, getJob, letRendersFinish, letScoringFinish, P, sbom, settleScoring } from '../pipeline';
+import { analysed, getJob, letRendersFinish, letScoringFinish, P, renderDocuments, sbom, settleScoring } from '../pipeline';
 import { challenge, initBody, sha256Hex } from '../upload-client';
 
 const DAY = 86_400_000;
@@ -56,7 +56,7 @@ describe('a project object near its size limit starts no new surveys (issue 22)'
     tenants.push(t);
     const gone = await analysed(t, cbomOf('store-gone', 1200));
     const kept = await analysed(t, cbomOf('store-kept', 5));
-    await letRendersFinish([t]);
+    await renderDocuments(t);
     await settleScoring(t);
     const full = { PROJECT_STORE_MAX_BYTES: String(await storeSize(t.projectId)) };
 

@@ -9,7 +9,7 @@ import { cbom } from '../cbom-fixtures';
 import { validateCycloneDx } from '../cyclonedx-schema';
 import { api, json } from '../helpers';
 import { dataTenant } from '../data-plane';
-import { analysed, getJob, letRendersFinish, P } from '../pipeline';
+import { analysed, getJob, letRendersFinish, P, renderDocuments } from '../pipeline';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 const FIXTURES = {
@@ -127,6 +127,7 @@ describe('rule: a key\'s value is never copied into a report, document or log (a
     }
     // The rendered documents with text inside (csv, html) of the certificates survey's reports.
     const texts: string[] = [];
+    await renderDocuments(t, ['csv', 'html']);
     for (const label of ['cbom', 'pqc-inventory']) {
       for (const format of ['csv', 'html']) {
         await vi.waitFor(async () => expect((await get(t, `/${reportId(surveys.theia, label)}/export/${format}`)).status).toBe(200), { timeout: 30_000, interval: 200 });

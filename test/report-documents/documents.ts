@@ -14,7 +14,7 @@ import { PDF_TEMPLATE } from '../../src/render/templates';
 import { api, expectError, json } from '../helpers';
 import { addPerson } from '../people';
 import { dataTenant, readEvents } from '../data-plane';
-import { analysed, buildReports, deliver, getJob, letRendersFinish, P } from '../pipeline';
+import { analysed, buildReports, deliver, getJob, letRendersFinish, liveRenders, P } from '../pipeline';
 import temurin from '../fixtures/cbom/ibm-cbomkit-theia__temurin-jdk-image.cbom.json?raw';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
@@ -64,6 +64,8 @@ afterAll(() => letRendersFinish([t]));
 
 beforeAll(async () => {
   t = await dataTenant('documents');
+  // These tests are the render queue's own: it renders this project's documents as in production.
+  await liveRenders(t);
   const s = await analysed(t, hostileCbom('vault <svc>'));
   survey = await getJob(t, s.surveyId);
   pqc = reportOf(survey, 'pqc-inventory').id;
