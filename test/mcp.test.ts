@@ -573,7 +573,7 @@ describe('surveys and reports changed by an assistant (issue 19)', () => {
   }, 30_000);
 
   it('reads a document\'s provenance and lists stale documents (project:admin, through the change scope)', async () => {
-    await renderDocuments(u, ['html']);
+    await renderDocuments(u, { formats: ['html'] });
     const [report] = await reportsOf(surveys[0]!.surveyId);
     for (const format of ['json', 'html']) {
       const provenance = await call(client, 'getExportProvenance', { projectId: u.projectId, reportId: report.id, format });

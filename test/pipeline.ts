@@ -238,17 +238,18 @@ export async function settleScoring(t: { projectId: string }): Promise<void> {
 }
 
 /**
- * Renders the documents the project's render jobs wait for (of every format, or of `formats`), as the
- * render queue would deliver them (the tests' Worker holds the queue's own deliveries back:
+ * Renders the documents the project's render jobs wait for (of every report and format, or only of
+ * `reportIds` and `formats`), as the render queue would deliver them (the tests' Worker holds the queue's own deliveries back:
  * test/worker.ts), until none is left. A delivery the consumer retries comes again in the next round.
  */
-export async function renderDocuments(t: { projectId: string }, formats?: string[]): Promise<void> {
+export async function renderDocuments(t: { projectId: string }, only: { formats?: string[]; reportIds?: string[] } = {}): Promise<void> {
   const stub = projectStub(env, t.projectId);
-  const wanted = JSON.stringify(formats ?? null);
+  const [formats, reportIds] = [JSON.stringify(only.formats ?? null), JSON.stringify(only.reportIds ?? null)];
   for (let round = 1; round <= 5; round++) {
     const work = await runInDurableObject(stub, (_i, state) => state.storage.sql.exec<{ job_id: string; report_id: string; format: string }>(
       `SELECT w.job_id, w.report_id, w.format FROM render_work w JOIN jobs j ON j.id = w.job_id WHERE j.status IN ('PENDING', 'RUNNING')
-       AND (json(?1) = 'null' OR w.format IN (SELECT value FROM json_each(?1)))`, wanted).toArray());
+       AND (json(?1) = 'null' OR w.format IN (SELECT value FROM json_each(?1)))
+       AND (json(?2) = 'null' OR w.report_id IN (SELECT value FROM json_each(?2)))`, formats, reportIds).toArray());
     if (!work.length) return;
     for (const w of work) await deliver({ projectId: t.projectId, reportId: w.report_id, jobId: w.job_id, format: w.format }, { queue: 'posture-render', attempts: round });
   }

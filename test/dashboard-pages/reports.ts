@@ -163,7 +163,7 @@ describe('search across sections', () => {
 describe('downloads streamed through the dashboard host', () => {
   it('every format the API renders, with its type and attachment name; the PDF starts with %PDF', async () => {
     const id = reportOf(cbom, 'pqc-inventory');
-    await renderDocuments(t);
+    await renderDocuments(t, { reportIds: [id] });
     await vi.waitFor(async () => {
       expect((await apiGet(`/report/${id}/export`)).formats).toEqual(['json', 'pdf', 'xlsx', 'pptx', 'html', 'csv']);
     }, { timeout: 30_000, interval: 200 });
@@ -209,7 +209,7 @@ describe('downloads streamed through the dashboard host', () => {
 describe('documents: render status, provenance, stale, render again and regenerate', () => {
   it('the job list pages a report\'s render jobs with parentId (the API filter the page uses)', async () => {
     const id = reportOf(first, 'pqc-inventory');
-    await renderDocuments(t);
+    await renderDocuments(t, { reportIds: [id] });
     await vi.waitFor(async () => {
       const { jobs } = await apiGet(`/job?parentId=${id}`);
       expect(jobs.map((j: any) => j.step_label).sort()).toEqual(['render:csv', 'render:html', 'render:pdf', 'render:pptx', 'render:xlsx']);
