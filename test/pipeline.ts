@@ -239,8 +239,9 @@ export async function settleScoring(t: { projectId: string }): Promise<void> {
 
 /**
  * Renders the documents the project's render jobs wait for (of every report and format, or only of
- * `reportIds` and `formats`), as the render queue would deliver them (the tests' Worker holds the queue's own deliveries back:
- * test/worker.ts), until none is left. A delivery the consumer retries comes again in the next round.
+ * `reportIds` and `formats`), as the render queue would deliver them, until none is left: the tests'
+ * Worker holds the queue's own deliveries back (test/worker.ts). A delivery the consumer retries
+ * comes again in the next round.
  */
 export async function renderDocuments(t: { projectId: string }, only: { formats?: string[]; reportIds?: string[] } = {}): Promise<void> {
   const stub = projectStub(env, t.projectId);
