@@ -2,7 +2,7 @@
 // (the Worker's import code through getPlatformProxy, and the SQL files `--remote` sends, run locally
 // with --sql) store the same records, the same package rows, and follow the incremental rule.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { strToU8, zipSync } from 'fflate';
@@ -27,18 +27,27 @@ function node(args) {
 const wrangler = (args) => node([path.join(root, 'node_modules/wrangler/bin/wrangler.js'), ...args]);
 const importer = (args) => node([path.join(root, 'scripts/vulndb-import.mjs'), ...args]);
 
+// Each wrangler command starts Node, wrangler and a local workerd: several seconds of CPU. The
+// migrations are applied once (each database a copy of that one), and a test's queries go together.
+let migrated;
+
 /** A fresh local database (migrations applied) in its own directory. */
 async function database(name) {
-  const dir = path.join(temp, name);
-  const { code, stderr } = await wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', dir]);
+  migrated ??= wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', path.join(temp, 'migrated')]);
+  const { code, stderr } = await migrated;
   expect(code, stderr).toBe(0);
+  const dir = path.join(temp, name);
+  cpSync(path.join(temp, 'migrated'), dir, { recursive: true });
   return dir;
 }
 
-async function query(dir, sql) {
-  const { code, stdout, stderr } = await wrangler(['d1', 'execute', 'DB', '--local', '--persist-to', dir, '--json', '--command', sql]);
+/** Runs the statements in one wrangler command; answers each one's rows. */
+async function queries(dir, ...statements) {
+  const { code, stdout, stderr } = await wrangler(['d1', 'execute', 'DB', '--local', '--persist-to', dir, '--json', '--command', statements.join(';\n')]);
   expect(code, stderr).toBe(0);
-  return JSON.parse(stdout.slice(stdout.indexOf('[')))[0].results;
+  const answers = JSON.parse(stdout.slice(stdout.indexOf('[')));
+  expect(answers.length).toBe(statements.length);
+  return answers.map((answer) => answer.results);
 }
 
 const summary = (stderr) => /(\d+) new, (\d+) updated, (\d+) unchanged, (\d+) skipped/.exec(stderr)?.slice(1).map(Number);
@@ -82,15 +91,16 @@ describe.each([
     const { code, stderr } = await importer([recordsDir(), '--persist-to', dir, ...flags]);
     expect(code, stderr).toBe(0);
     expect(summary(stderr)).toEqual([5, 0, 0, 2]);
-    const [stored] = await query(dir, "SELECT record, modified FROM vuln_records WHERE id = 'BIG-1'");
+    const [[stored], packages, parts] = await queries(dir, "SELECT record, modified FROM vuln_records WHERE id = 'BIG-1'",
+      'SELECT ecosystem, name, record_id FROM vuln_packages ORDER BY record_id', 'SELECT count(*) AS n FROM vuln_import_parts');
     expect(JSON.parse(stored.record)).toEqual(big);
     expect(stored.modified).toBe('2026-01-01T00:00:00.000000000Z');
-    expect(await query(dir, 'SELECT ecosystem, name, record_id FROM vuln_packages ORDER BY record_id')).toEqual([
+    expect(packages).toEqual([
       { ecosystem: 'npm', name: 'api', record_id: 'API-1' }, { ecosystem: 'npm', name: 'arr-a', record_id: 'ARR-1' },
       { ecosystem: 'npm', name: 'arr-b', record_id: 'ARR-2' }, { ecosystem: 'npm', name: "it's-big", record_id: 'BIG-1' },
       { ecosystem: 'npm', name: 'small', record_id: 'SMALL-1' },
     ]);
-    expect(await query(dir, 'SELECT count(*) AS n FROM vuln_import_parts')).toEqual([{ n: 0 }]);
+    expect(parts).toEqual([{ n: 0 }]);
   }, 120_000);
 
   it('imports an all.zip incrementally: only newer records are written, their package rows follow', async () => {
@@ -104,9 +114,11 @@ describe.each([
     write(records.map((r, i) => (i === 3 ? { ...r, modified: '2026-02-01T00:00:00.1Z', affected: [{ package: { ecosystem: 'PyPI', name: 'Moved_Here' } }] } : r)));
     run = await importer([zip, '--persist-to', dir, ...flags]);
     expect(summary(run.stderr)).toEqual([0, 1, 29, 0]);
-    expect(await query(dir, "SELECT base, name_key, name FROM vuln_packages WHERE record_id = 'ZIP-3'")).toEqual([{ base: 'PyPI', name_key: 'moved-here', name: 'Moved_Here' }]);
-    expect(JSON.parse((await query(dir, "SELECT record FROM vuln_records WHERE id = 'BIG-1'"))[0].record)).toEqual(big);
-    const imports = await query(dir, 'SELECT source, records, inserted, updated, unchanged, finished_at IS NOT NULL AS finished, error FROM vuln_imports ORDER BY started_at');
+    const [moved, [kept], imports] = await queries(dir, "SELECT base, name_key, name FROM vuln_packages WHERE record_id = 'ZIP-3'",
+      "SELECT record FROM vuln_records WHERE id = 'BIG-1'",
+      'SELECT source, records, inserted, updated, unchanged, finished_at IS NOT NULL AS finished, error FROM vuln_imports ORDER BY started_at');
+    expect(moved).toEqual([{ base: 'PyPI', name_key: 'moved-here', name: 'Moved_Here' }]);
+    expect(JSON.parse(kept.record)).toEqual(big);
     expect(imports.at(-1)).toEqual({ source: `${path.basename(temp)}/all-${flags.length}.zip`, records: 30, inserted: 0, updated: 1, unchanged: 29, finished: 1, error: null });
   }, 120_000);
 });
