@@ -88,7 +88,9 @@ export async function startFake(options) {
 
   async function handle(req, res) {
     const url = new URL(req.url, 'http://fake');
-    state.requests.push({ method: req.method, path: url.pathname, headers: req.headers, at: Date.now() });
+    // Arrival, before the token is checked and the body read: the times tests compare are the client's pace, not this server's.
+    req.arrivedAt = Date.now();
+    state.requests.push({ method: req.method, path: url.pathname, headers: req.headers, at: req.arrivedAt });
     const m = url.pathname.match(/^\/api\/v1\/project\/([^/]+)\/(.+)$/);
     if (!m) return sendError(res, 404, 'not_found', 'no such route');
     const [, projectId, rest] = m;
@@ -299,7 +301,7 @@ export async function startFake(options) {
     if (typeof body.jobId !== 'string' || !Number.isFinite(body.progress) || body.progress < 0 || body.progress > 100) {
       return sendError(res, 400, 'invalid_request', 'jobId/progress');
     }
-    state.progress.push({ jobId: body.jobId, progress: body.progress, at: Date.now() });
+    state.progress.push({ jobId: body.jobId, progress: body.progress, at: req.arrivedAt });
     const s = state.surveys.get(body.jobId);
     if (s && !FINISHED.has(s.steps[0].status)) change(s, s.steps[0], { status: 'RUNNING', progress: body.progress });
     res.writeHead(200).end();
