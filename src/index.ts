@@ -1,13 +1,11 @@
 // The Worker entry: HTTP (Hono), the MCP server behind OAuth, cron triggers and queue consumers;
 // re-exports the Durable Object classes bound in wrangler.toml.
 import { app } from './app';
-import { dashboardApp } from './dashboard';
 import type { Env } from './env';
 import { errorResponse } from './lib/errors';
 import { withSecurityHeaders } from './lib/security-headers';
-import { dashboardRefusal, mcpApiHandler } from './mcp/handler';
 import { isDashboardHost } from './middleware/auth';
-import { answerOAuth, AUTHORIZE_PATH, isOAuthPath, MCP_PATH, setOAuthHandlers } from './mcp/oauth';
+import { answerOAuth, AUTHORIZE_PATH, dashboardRefusal, isOAuthPath, MCP_PATH, setOAuthHandlers } from './mcp/oauth';
 import { tooManyRequestsPage } from './mcp/page-response';
 import { checkPublicRoute } from './middleware/public-limits';
 import { requestIdOf } from './middleware/request-id';
@@ -17,15 +15,25 @@ import { runScheduled } from './scheduled';
 export { AccessEpoch } from './auth/access-cache';
 export { ProjectObject } from './project/project-object';
 
+// The dashboard's pages and the MCP server (with the MCP SDK under it) are loaded by the first request
+// that needs them: the API's requests, the queue consumers and the Durable Objects never evaluate them,
+// so a cold isolate starts sooner, and so does each test file's (docs/decisions.md, "The Worker's entry
+// loads the dashboard and the MCP server on first use").
+const mcpServer = {
+  fetch: async (request: Request, env: Env, ctx: ExecutionContext) => (await import('./mcp/handler')).mcpApiHandler.fetch(request, env, ctx),
+};
+
 // The OAuth provider owns /mcp (token checked), /oauth/* and its discovery documents; the API's own
 // routes never pass through it.
-setOAuthHandlers(mcpApiHandler, { fetch: (request, env, ctx) => app.fetch(request, env, ctx) });
+setOAuthHandlers(mcpServer, { fetch: (request, env, ctx) => app.fetch(request, env, ctx) });
 
 /** On the dashboard host every path is a page but the API's, the OAuth server's and the MCP approval pages. */
 const isDashboardPage = (pathname: string) => !pathname.startsWith('/api/') && !isOAuthPath(pathname) && !pathname.startsWith(AUTHORIZE_PATH);
 
 // Pages call the API through this same entry (public limits included), never domain functions.
-const dashboard = dashboardApp((request, env, ctx) => answer(request, new URL(request.url), env, ctx));
+let dashboard: Promise<{ fetch: (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response> }> | undefined;
+const dashboardPages = () =>
+  (dashboard ??= import('./dashboard').then(({ dashboardApp }) => dashboardApp((request, env, ctx) => answer(request, new URL(request.url), env, ctx))));
 
 async function answer(request: Request, url: URL, env: Env, ctx: ExecutionContext): Promise<Response> {
   // The routes that need no credential are limited per client address before anything else runs.
@@ -35,7 +43,7 @@ async function answer(request: Request, url: URL, env: Env, ctx: ExecutionContex
     const retryAfter = Number(refused.options.headers?.['Retry-After'] ?? 60);
     return url.pathname.startsWith(AUTHORIZE_PATH) ? tooManyRequestsPage(id, refused.message, retryAfter) : errorResponse(refused, { 'X-Request-Id': id });
   }
-  if (isDashboardHost(request.url, env.DASHBOARD_HOST) && isDashboardPage(url.pathname)) return dashboard.fetch(request, env, ctx);
+  if (isDashboardHost(request.url, env.DASHBOARD_HOST) && isDashboardPage(url.pathname)) return (await dashboardPages()).fetch(request, env, ctx);
   // People who open the API's address find the dashboard.
   if (url.pathname === '/' && request.method === 'GET') return Response.redirect(env.DASHBOARD_URL, 302);
   if (!isOAuthPath(url.pathname)) return app.fetch(request, env, ctx);

@@ -16,10 +16,6 @@ function refused(error: ApiError, requestId: string): Response {
   return errorResponse(error, { 'WWW-Authenticate': challenge, 'X-Request-Id': requestId });
 }
 
-/** 403 `api_host_required`: assistants call the API host, never the dashboard's (spec part 5 rule 5); the Worker's entry answers it before the provider looks at the token. */
-export const dashboardRefusal = (env: Env) =>
-  errorResponse(new ApiError('api_host_required', `Assistants must call the API host ${env.API_HOST}, not the dashboard.`), { 'X-Request-Id': crypto.randomUUID() });
-
 export const mcpApiHandler = {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const requestId = crypto.randomUUID();

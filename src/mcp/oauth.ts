@@ -7,6 +7,7 @@ import { getOAuthApi, OAuthProvider, type OAuthHelpers, type OAuthProviderOption
 import { CONNECTED_APP_DAYS } from '../control/connected-apps';
 import type { Env } from '../env';
 import { SCOPES } from '../auth/scopes';
+import { ApiError, errorResponse } from '../lib/errors';
 
 export const AUTHORIZE_PATH = '/authorize';
 export const MCP_PATH = '/mcp';
@@ -23,6 +24,10 @@ export interface AssistantProps {
 export function isOAuthPath(pathname: string): boolean {
   return pathname === MCP_PATH || pathname.startsWith(`${MCP_PATH}/`) || pathname.startsWith('/oauth/') || pathname.startsWith('/.well-known/oauth-');
 }
+
+/** 403 `api_host_required`: assistants call the API host, never the dashboard's (spec part 5 rule 5); the Worker's entry answers it before the provider looks at the token. */
+export const dashboardRefusal = (env: Env) =>
+  errorResponse(new ApiError('api_host_required', `Assistants must call the API host ${env.API_HOST}, not the dashboard.`), { 'X-Request-Id': crypto.randomUUID() });
 
 /** The public base URL of the API host (`API_URL`, e.g. https://api.posture.example), without a trailing slash. */
 export const apiBaseUrl = (env: Env): string => env.API_URL.replace(/\/+$/, '');
