@@ -39,15 +39,12 @@ const seconds = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
- * Puts axe-core in the loaded page, once per document. Its source is evaluated through the DevTools
- * protocol: a <script> added by `page.addScriptTag({ content })` is an inline script, which the page's
- * CSP (script-src 'self' with a nonce, require-trusted-types-for 'script') refuses, and that would
- * itself be a violation.
+ * Runs axe-core in the page. Its source is evaluated through the DevTools protocol: a <script> added by
+ * `page.addScriptTag({ content })` is an inline script, which the page's CSP (script-src 'self' with a
+ * nonce, require-trusted-types-for 'script') refuses, and that would itself be a violation.
  */
-const injectAxe = (page) => page.evaluate(`${axeSource}\n;void 0`);
-
-/** Runs axe-core (put there by `injectAxe`) on the page as it is laid out now. */
 async function axeViolations(page) {
+  await page.evaluate(`${axeSource}\n;void 0`);
   return page.evaluate(async (tags) => {
     const result = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
@@ -165,21 +162,15 @@ async function main() {
     let axeRuns = 0;
     let tabStops = 0;
     const lesser = new Set();
-    // Each page is loaded once per theme and checked at each size by resizing it in place, as a window
-    // resized or a tablet turned would be: the server's page is the same, the CSS answers the size.
-    // Loading a page and evaluating axe-core's source in it took half of the walk's time.
     for (const theme of ['light', 'dark']) {
-      await page.setViewportSize(DESKTOP);
       await page.goto(home, { waitUntil: 'load' });
       await chooseTheme(page, theme);
       check((await page.getAttribute('html', 'data-theme')) === theme, `the theme control did not switch to ${theme}`);
-      for (const p of shown) {
-        await page.setViewportSize(DESKTOP);
-        await page.goto(p.url, { waitUntil: 'load' });
-        await injectAxe(page);
-        for (const [size, viewport] of [['1280x800', DESKTOP], ['390x844', MOBILE]]) {
+      for (const [size, viewport] of [['1280x800', DESKTOP], ['390x844', MOBILE]]) {
+        await page.setViewportSize(viewport);
+        for (const p of shown) {
           const where = `${new URL(p.url).pathname} (${theme}, ${size})`;
-          await page.setViewportSize(viewport);
+          await page.goto(p.url, { waitUntil: 'load' });
           const facts = await pageFacts(page);
           check(facts.h1 === 1, `${where}: ${facts.h1} h1 elements`);
           check(!!facts.lang, `${where}: no lang on <html>`);
@@ -197,13 +188,14 @@ async function main() {
             tabStops += stops.length;
           }
         }
-        // Reflow (WCAG 1.4.10): at 320 CSS px wide, no page scrolls sideways (checked in one theme: the
-        // layout does not change with it).
-        if (theme === 'light') {
-          await page.setViewportSize(NARROW);
-          check(!(await pageFacts(page)).sideways, `${new URL(p.url).pathname} (320x640): scrolls sideways`);
-        }
       }
+    }
+    // Reflow (WCAG 1.4.10): at 320 CSS px wide, no page scrolls sideways (checked in one theme: the
+    // layout does not change with it).
+    await page.setViewportSize(NARROW);
+    for (const p of shown) {
+      await page.goto(p.url, { waitUntil: 'load' });
+      check(!(await pageFacts(page)).sideways, `${new URL(p.url).pathname} (320x640): scrolls sideways`);
     }
     // The skip link moves focus to the main content.
     await page.setViewportSize(DESKTOP);
