@@ -1,6 +1,7 @@
 // The Worker entry: HTTP (Hono), the MCP server behind OAuth, cron triggers and queue consumers;
 // re-exports the Durable Object classes bound in wrangler.toml.
 import { app } from './app';
+import type { dashboardApp } from './dashboard';
 import type { Env } from './env';
 import { errorResponse } from './lib/errors';
 import { withSecurityHeaders } from './lib/security-headers';
@@ -31,7 +32,7 @@ setOAuthHandlers(mcpServer, { fetch: (request, env, ctx) => app.fetch(request, e
 const isDashboardPage = (pathname: string) => !pathname.startsWith('/api/') && !isOAuthPath(pathname) && !pathname.startsWith(AUTHORIZE_PATH);
 
 // Pages call the API through this same entry (public limits included), never domain functions.
-let dashboard: Promise<{ fetch: (request: Request, env: Env, ctx: ExecutionContext) => Response | Promise<Response> }> | undefined;
+let dashboard: Promise<ReturnType<typeof dashboardApp>> | undefined;
 const dashboardPages = () =>
   (dashboard ??= import('./dashboard').then(({ dashboardApp }) => dashboardApp((request, env, ctx) => answer(request, new URL(request.url), env, ctx))));
 
