@@ -7,14 +7,15 @@ import LongestFirstSequencer from './scripts/vitest-sequencer.mjs';
 import RunWatchdog from './scripts/vitest-run-watchdog.mjs';
 
 /**
- * The real queues deliver on their own (scoring, renders), and the pool imports the Worker's module for
- * each delivery, asking the Vitest process to resolve it. A delivery that starts as a file's
- * environment is torn down finds that channel closing: the pool's teardown, not a test's failure, and
- * every test of the file has passed by then (docs/decisions.md, "The test suite's start-up"). Only
- * that error is ignored (and printed); every other unhandled error still fails the run.
+ * The real queues deliver on their own (scoring, renders): a delivery that starts as a file's
+ * environment is torn down finds the channel to the Vitest process closing, as it asks to resolve the
+ * Worker's module or sends a console log. That is the pool's teardown, not a test's failure, and every
+ * test of the file has passed by then (docs/decisions.md, "The test suite's start-up" and "The pool
+ * keeps the Worker's module between calls"). Only those errors are ignored (and printed); every other
+ * unhandled error still fails the run.
  */
 function harnessTeardownRace(error: { name?: string; message?: string }): boolean {
-  const race = error.name === 'EnvironmentTeardownError' && /^\[vitest-worker\]: Closing rpc while "resolve" was pending$/.test(error.message ?? '');
+  const race = error.name === 'EnvironmentTeardownError' && /^\[vitest-worker\]: Closing rpc while "(resolve|onUserConsoleLog)" was pending$/.test(error.message ?? '');
   if (race) console.warn(`vitest.config.mts: ignored the pool's teardown race (${error.message})`);
   return !race;
 }

@@ -694,6 +694,38 @@ describe('scoring work', () => {
   });
 });
 
+describe('scoring runs', () => {
+  it('only the run that began last is kept: a run of earlier work finishing late is dropped, and the work\'s cause is the run\'s', async () => {
+    const t = await dataTenant('late-run');
+    await analysed(t, sbom('app', [['lodash', '4.17.15']]));
+    await settleScoring(t);
+    const [implicit] = (await json(await api(`${P(t.projectId)}/v1/portfolio`, { token: t.token }))).portfolios;
+    const portfolioId = implicit.portfolio_id as string;
+    // A generation no message sent so far names: a late delivery of the real queue's runs none of this.
+    await sqlIn(t.projectId, 'UPDATE portfolios SET generation = generation + 1000 WHERE id = ?', portfolioId);
+    const generation = (await sqlIn<{ generation: number }>(t.projectId, 'SELECT generation FROM portfolios WHERE id = ?', portfolioId))[0]!.generation;
+    const stub = projectStub(env, t.projectId) as any;
+    // Work asked for (written here, not sent: no real delivery runs beside the test's).
+    const ask = (cause: string) => sqlIn(t.projectId, 'INSERT INTO scoring_work (portfolio_id, generation, cause, expires_at) VALUES (?, ?, ?, ?)', portfolioId, generation, cause, Date.now() + 60_000);
+    const finish = (start: any) => stub.finishScoring({ portfolioId, generation, runId: start.runId, build: crypto.randomUUID(), asOf: start.asOf, cause: start.cause, state: {}, model: {}, rows: 0 });
+
+    await ask('survey');
+    const late = await stub.beginScoring({ portfolioId, generation });
+    // The message delivered again: a second run, which finishes first and ends the work.
+    const again = await stub.beginScoring({ portfolioId, generation });
+    expect(await finish(again)).toEqual({ kept: true });
+    expect(await sqlIn(t.projectId, 'SELECT 1 FROM scoring_work')).toEqual([]);
+    // New work for the same generation (the vulnerability data moved), and its run begins.
+    await ask('vulnerability-data');
+    const current = await stub.beginScoring({ portfolioId, generation });
+    expect(current).toMatchObject({ run: true, cause: 'vulnerability-data' });
+    // Each of the first work's runs was its first attempt at it, as this run is of the new work: neither
+    // is taken for this one.
+    expect(await finish(late)).toEqual({ kept: false });
+    expect(await finish(current)).toEqual({ kept: true });
+  });
+});
+
 describe('a fix row larger than one stored value', () => {
   it('scores a subject with 20,000 keys of one algorithm: the row holds every finding, pages and simulates', async () => {
     const big = await dataTenant('big-row');

@@ -272,7 +272,9 @@ export class ProjectObject extends DurableObject<Env> {
     if (morePurges || this.wakeRequested) times.push(Date.now() + PURGE_PAUSE_MS);
     this.wakeRequested = false;
     const next = times.filter((t): t is number => t !== null).sort((a, b) => a - b)[0];
-    if (next !== undefined) await this.ctx.storage.setAlarm(next);
+    // Not setAlarm: a request answered while this ring awaited (an event raised, a purge queued) may
+    // have asked for an earlier one, which stays. The ring running is no longer set (getAlarm is null).
+    if (next !== undefined) await this.sweepBy(next);
   }
 
   /** Rings the alarm no later than `at` (the sweep of surveys that may be abandoned by then). */

@@ -405,6 +405,11 @@ export const scoringWork = sqliteTable('scoring_work', {
   expiresAt: integer('expires_at').notNull(),
   /** Asked for again while an attempt was running: it is sent once more when that attempt finishes. */
   again: integer('again', { mode: 'boolean' }).notNull().default(false),
+  /**
+   * The run that began last: only its result is kept. The attempt count alone could not tell runs apart,
+   * as it starts again from 0 for work asked for again (a run of the earlier work still going).
+   */
+  run: text('run'),
 }, (t) => [index('scoring_work_expires').on(t.expiresAt)]);
 
 /**

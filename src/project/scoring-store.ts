@@ -108,7 +108,10 @@ export async function expireScoring(state: ProjectState, now = Date.now()): Prom
 
 export interface ScoringStart {
   run: boolean;
-  attempt?: number;
+  /** This run's id: finishScoring keeps the result of the run that began last, and no other. */
+  runId?: string;
+  /** Why the work was asked for when the run began (the message may be an earlier one's, for the same generation). */
+  cause?: ScoringCause;
   asOf?: string;
   /** The subjects the portfolio scores (worked out once per scoring: package members take a query each). */
   members?: string[];
@@ -123,8 +126,8 @@ export function beginScoring(state: ProjectState, input: { portfolioId: string; 
   if (!row && work) state.db.delete(scoringWork).where(eq(scoringWork.portfolioId, input.portfolioId)).run();
   // A message for an older generation: the newer one's message is on its way.
   if (!work || !row || work.generation !== input.generation || row.generation !== input.generation || work.attempts >= MAX_SCORING_STARTS) return { run: false };
-  const attempt = work.attempts + 1;
-  state.db.update(scoringWork).set({ attempts: attempt, expiresAt: now + SCORING_RUNNING_MS }).where(eq(scoringWork.portfolioId, row.id)).run();
+  const runId = newOrderedId();
+  state.db.update(scoringWork).set({ attempts: work.attempts + 1, run: runId, expiresAt: now + SCORING_RUNNING_MS }).where(eq(scoringWork.portfolioId, row.id)).run();
   // A snapshot scores as of its own date (the deadlines' urgency and the posture report's date).
   const asOf = (work.cause === 'snapshot' ? snapshotAsOf(state) : null) ?? new Date(now).toISOString();
   const today = asOf.slice(0, 10);
@@ -132,7 +135,7 @@ export function beginScoring(state: ProjectState, input: { portfolioId: string; 
   const fresh = new Set(state.db.select({ subject: subjectScores.subject, stale: subjectScores.stale, asOf: subjectScores.asOf }).from(subjectScores).all()
     // Deadlines come closer every day: a subject scored on an earlier day is refreshed too.
     .filter((s) => !s.stale && s.asOf.slice(0, 10) === today).map((s) => s.subject));
-  return { run: true, attempt, asOf, members, stale: members.filter((s) => !fresh.has(s)) };
+  return { run: true, runId, cause: work.cause as ScoringCause, asOf, members, stale: members.filter((s) => !fresh.has(s)) };
 }
 
 // ---- a subject's scored findings ----
@@ -446,7 +449,7 @@ function joinedParts(state: ProjectState, build: string, itemKey: string, field:
 export interface FinishedScoring {
   portfolioId: string;
   generation: number;
-  attempt: number;
+  runId: string;
   build: string;
   asOf: string;
   cause: ScoringCause;
@@ -463,7 +466,7 @@ export interface FinishedScoring {
 export async function finishScoring(state: ProjectState, input: FinishedScoring): Promise<{ kept: boolean }> {
   const row = state.db.select().from(portfolios).where(eq(portfolios.id, input.portfolioId)).get();
   const work = state.db.select().from(scoringWork).where(eq(scoringWork.portfolioId, input.portfolioId)).get();
-  const current = row && !row.deletedAt && row.generation === input.generation && work?.generation === input.generation && work.attempts === input.attempt;
+  const current = row && !row.deletedAt && row.generation === input.generation && work?.generation === input.generation && work.run === input.runId;
   if (!current) {
     dropBuild(state, input.build);
     return { kept: false };

@@ -165,6 +165,7 @@ export async function scorePortfolio(env: Env, message: ScoringMessageBody): Pro
   const start = await work.call<ScoringStart>((stub) => stub.beginScoring({ portfolioId, generation }));
   if (!start.run) return;
   const asOf = start.asOf!;
+  const cause = start.cause!;
   // Phase times for the log line below. (Deployed, Date.now() moves only with I/O: computing shows in the writes.)
   const at = [Date.now()];
   const stale = start.stale ?? [];
@@ -179,11 +180,11 @@ export async function scorePortfolio(env: Env, message: ScoringMessageBody): Pro
   await stageRows(work, build, rows);
   at.push(Date.now());
   await work.call((stub) => stub.finishScoring({
-    portfolioId, generation, attempt: start.attempt!, build, asOf, cause: message.cause, state, model, rows: rows.length,
+    portfolioId, generation, runId: start.runId!, build, asOf, cause, state, model, rows: rows.length,
   }));
   at.push(Date.now());
   const ms = (i: number) => at[i + 1]! - at[i]!;
-  console.log(`scoring: portfolio ${portfolioId} (${message.cause}) in ${at[5]! - at[0]!} ms: refreshed ${start.stale?.length ?? 0} subjects ${ms(0)} ms, `
+  console.log(`scoring: portfolio ${portfolioId} (${cause}) in ${at[5]! - at[0]!} ms: refreshed ${start.stale?.length ?? 0} subjects ${ms(0)} ms, `
     + `read ${subjects.length} subjects' ${findings.length} findings ${ms(1)} ms, computed ${rows.length} rows ${ms(2)} ms, wrote them ${ms(3)} ms, finished ${ms(4)} ms; `
     + `longest call to the project object ${work.longest.call} ms, longest step computed here ${work.longest.step} ms`);
 }

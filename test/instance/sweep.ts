@@ -3,8 +3,10 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { projectStub } from '../../src/project/client';
+import type { ProjectObject } from '../../src/project/project-object';
 import { api, json } from '../helpers';
 import { dataTenant } from '../data-plane';
+import { letScoringFinish } from '../pipeline';
 
 const P = (projectId: string) => `/api/v1/project/${projectId}`;
 
@@ -24,6 +26,9 @@ describe('abandoned surveys', () => {
     await api(`${P(t.projectId)}/survey/${old.parent_id}/status`, { token: t.pass, body: { subJobId: old.sub_job_ids.upload, status: 'RUNNING' } });
     await age(t.projectId, 25);
     const fresh = await start();
+    // The new project's built-in portfolio is scored through the real queue: until that is done the
+    // alarm rings for its lease (a minute), not for the open survey.
+    await letScoringFinish([t]);
     const stub = projectStub(env, t.projectId);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
 
@@ -33,6 +38,26 @@ describe('abandoned surveys', () => {
     expect((await json(await api(`${P(t.projectId)}/v1/job/${fresh.parent_id}`, { token: t.token }))).status).toBe('PENDING');
     // The alarm rings again for the survey still open.
     expect(await runInDurableObject(stub, (_i, state) => state.storage.getAlarm())).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+  });
+
+  it('a ring asked for while the alarm runs stays: the alarm does not move it to its own next time', async () => {
+    const t = await dataTenant();
+    // An open survey: the alarm's own next ring is its sweep, a day ahead.
+    await api(`${P(t.projectId)}/survey`, { token: t.pass, body: { jobType: 'INVENTORY_SURVEY' }, headers: { 'idempotency-key': crypto.randomUUID() } });
+    await letScoringFinish([t]);
+    const { asked, alarm } = await runInDurableObject(projectStub(env, t.projectId), async (object, state) => {
+      const instance = object as unknown as ProjectObject;
+      // As while workerd runs a ring: the ring running is no longer set.
+      await state.storage.deleteAlarm();
+      const ringing = instance.alarm();
+      // A request answered meanwhile asks for a ring now (an event raised, a purge queued).
+      const asked = Date.now();
+      await instance.devSql({ batches: [], wake: true });
+      await ringing;
+      return { asked, alarm: await state.storage.getAlarm() };
+    });
+    expect(alarm).not.toBeNull();
+    expect(alarm!).toBeLessThan(asked + 60_000);
   });
 
   it('aborts the R2 multipart upload of an abandoned survey', async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE `scoring_work` ADD `run` text;
