@@ -9,22 +9,24 @@
 // in Vitest's own order. Keep the list to the files that take longest (measured with `npx vitest run`).
 import { BaseSequencer } from 'vitest/node';
 
-/** The longest files, longest first (seconds measured on the shared 2-core machine, 2026-11-28). */
+/** The longest files, longest first (seconds measured on the shared 2-core machine, 2026-11-29). */
 export const LONGEST_FIRST = [
-  'test/project-data.test.ts', // ~55 s
-  'test/dashboard-pages.test.ts', // ~45 s
-  'test/portfolios.test.ts', // ~45 s
-  'test/organization.test.ts', // ~45 s
-  'test/report-documents.test.ts', // ~40 s
-  'test/resurvey.test.ts', // ~35 s
-  'test/retention.test.ts', // ~22 s
-  'test/mcp.test.ts', // ~21 s
-  'test/platform.test.ts', // ~20 s
-  'test/projects.test.ts', // ~20 s
-  'test/data-health.test.ts', // ~18 s
-  'test/analysis-pipeline.test.ts', // ~17 s
-  'test/reports.test.ts', // ~15 s
-  'test/uploads.test.ts', // ~16 s
+  'test/project-data.test.ts', // ~44 s
+  'test/dashboard-pages.test.ts', // ~33 s
+  'test/organization.test.ts', // ~29 s
+  'test/portfolios.test.ts', // ~24 s
+  'test/report-documents.test.ts', // ~15 s
+  'test/mcp.test.ts', // ~14 s
+  'test/resurvey.test.ts', // ~13 s
+  'test/platform.test.ts', // ~11 s
+  'test/retention.test.ts', // ~10 s
+  'test/domain.test.ts', // ~10 s
+  'test/notifications.test.ts', // ~10 s
+  'test/projects.test.ts', // ~10 s
+  'test/decisions.test.ts', // ~10 s
+  'test/analysis-pipeline.test.ts', // ~8 s
+  'test/surveys-and-reports.test.ts', // ~8 s
+  'test/uploads.test.ts', // ~8 s
 ];
 
 export default class LongestFirstSequencer extends BaseSequencer {

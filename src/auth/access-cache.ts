@@ -39,7 +39,7 @@ export class AccessEpoch extends DurableObject<Env> {
 interface Entry {
   epoch: string;
   at: number;
-  value: Promise<unknown>;
+  value: unknown;
 }
 
 // Module scope: shared by the requests one isolate serves. Map order gives a cheap LRU.
@@ -80,14 +80,13 @@ export class AccessCache {
     if (hit && hit.epoch === this.epoch && now - hit.at < MAX_AGE_MS) {
       entries.delete(full);
       entries.set(full, hit);
-      return hit.value as Promise<T>;
+      return hit.value as T;
     }
-    const value = load(this.primary);
+    // The value is kept once read, never the read in flight: a pending D1 read belongs to the request
+    // that started it, and workerd refuses another request's awaiting it ("Cannot perform I/O on behalf
+    // of a different request"). Concurrent misses each read; a failed read is not kept.
+    const value = await load(this.primary);
     entries.set(full, { epoch: this.epoch, at: now, value });
-    // A failed load is not kept: the next request tries again.
-    value.catch(() => {
-      if (entries.get(full)?.value === value) entries.delete(full);
-    });
     if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
     return value;
   }

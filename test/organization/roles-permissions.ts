@@ -1,12 +1,12 @@
 // Roles (spec 4.4 and the additions create, change, delete) and the permission lookup (spec 4.15).
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ROLE_ID, ALL_PERMISSIONS, BUILTIN_ROLES, MEMBER_ROLE_ID, VIEWER_ROLE_ID, type Permission } from '../src/auth/permissions';
-import { controlDb } from '../src/control/db';
-import { teamMembers, teamProjects, teamRoles, teams } from '../src/control/schema';
-import { nowIso } from '../src/lib/ids';
-import { api, expectError, json, newTenant } from './helpers';
-import { addPerson, apiToken, roleMatrix, type MatrixRole, type Tenant, addProject, addOrgMember, activityRows, uniqueName } from './people';
+import { ADMIN_ROLE_ID, ALL_PERMISSIONS, BUILTIN_ROLES, MEMBER_ROLE_ID, VIEWER_ROLE_ID, type Permission } from '../../src/auth/permissions';
+import { controlDb } from '../../src/control/db';
+import { teamMembers, teamProjects, teamRoles, teams } from '../../src/control/schema';
+import { nowIso } from '../../src/lib/ids';
+import { api, expectError, json, newTenant } from '../helpers';
+import { addPerson, apiToken, roleMatrix, type MatrixRole, type Tenant, addProject, addOrgMember, activityRows, uniqueName } from '../people';
 
 const O = (t: { orgId: string }) => `/api/v1/org/${t.orgId}`;
 const MISSING = '7c1f0a4e-2b3d-4e5f-8a9b-0c1d2e3f4a5b';

@@ -2,10 +2,10 @@
 // same key, answers what the first call answered and leaves the activity log as the first call left it.
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { api } from './helpers';
-import { dataTenant } from './data-plane';
-import { analysed, buildReports, P, sbom, startSurvey } from './pipeline';
-import { complete, init, initBody, sendPart, sha256Hex, type Start } from './upload-client';
+import { api } from '../helpers';
+import { dataTenant } from '../data-plane';
+import { analysed, buildReports, P, sbom, startSurvey } from '../pipeline';
+import { complete, init, initBody, sendPart, sha256Hex, type Start } from '../upload-client';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 

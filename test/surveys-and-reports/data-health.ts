@@ -2,12 +2,12 @@
 // Data health (spec 4.12): one run per survey, the per-subject summary, reference resolution;
 // permissions, paging and isolation. Runs are produced by the real pipeline (test/pipeline.ts).
 import { describe, expect, it } from 'vitest';
-import { api, expectError, json, newTenant } from './helpers';
-import { dataTenant, provisioned } from './data-plane';
-import { roleMatrix, type MatrixRole } from './people';
-import { analysed, P, sbom, startSurvey, tarGz, type DataTenant } from './pipeline';
+import { api, expectError, json, newTenant } from '../helpers';
+import { dataTenant, provisioned } from '../data-plane';
+import { roleMatrix, type MatrixRole } from '../people';
+import { analysed, P, sbom, startSurvey, tarGz, type DataTenant } from '../pipeline';
 
-import nginxPass from './fixtures/cbom/pkic-cbom__nginx-pass.cbom.json?raw';
+import nginxPass from '../fixtures/cbom/pkic-cbom__nginx-pass.cbom.json?raw';
 
 const runs = async (t: { projectId: string; token: string }, query = '') => {
   const res = await api(`${P(t.projectId)}/v1/data-health/run${query}`, { token: t.token });

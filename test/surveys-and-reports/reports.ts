@@ -4,17 +4,17 @@ import { env } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';
 import { drizzle } from 'drizzle-orm/durable-sqlite';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { importRecords } from '../src/vulndb/import';
-import { projectStub } from '../src/project/client';
-import { changeJob, createSurvey } from '../src/project/jobs';
-import type { OsvRecord } from '../src/analysis/vulns/osv-types';
-import log4shell from '../vulndb/starter/GHSA-jfh8-c2jp-5v3q.json';
-import kafka from './fixtures/cbom/ibm-cbomkit__kafka-cbom.json?raw';
-import { api, expectError, json } from './helpers';
-import { addPerson } from './people';
-import { dataTenant } from './data-plane';
-import { validateCycloneDx } from './cyclonedx-schema';
-import { analysed, buildReports, deliver, getJob, letRendersFinish, P, tarGz } from './pipeline';
+import { importRecords } from '../../src/vulndb/import';
+import { projectStub } from '../../src/project/client';
+import { changeJob, createSurvey } from '../../src/project/jobs';
+import type { OsvRecord } from '../../src/analysis/vulns/osv-types';
+import log4shell from '../../vulndb/starter/GHSA-jfh8-c2jp-5v3q.json';
+import kafka from '../fixtures/cbom/ibm-cbomkit__kafka-cbom.json?raw';
+import { api, expectError, json } from '../helpers';
+import { addPerson } from '../people';
+import { dataTenant } from '../data-plane';
+import { validateCycloneDx } from '../cyclonedx-schema';
+import { analysed, buildReports, deliver, getJob, letRendersFinish, P, tarGz } from '../pipeline';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 

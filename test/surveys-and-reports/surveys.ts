@@ -2,11 +2,11 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectStub } from '../src/project/client';
-import { api, expectError, json, newTenant } from './helpers';
-import { dataTenant as newDataTenant } from './data-plane';
-import { letScoringFinish } from './pipeline';
-import { uploadPass } from './people';
+import { projectStub } from '../../src/project/client';
+import { api, expectError, json, newTenant } from '../helpers';
+import { dataTenant as newDataTenant } from '../data-plane';
+import { letScoringFinish } from '../pipeline';
+import { uploadPass } from '../people';
 
 // Each new project's built-in portfolio is scored on the real queue: that finishes before the file ends.
 const tenants: { projectId: string }[] = [];
