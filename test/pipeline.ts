@@ -137,6 +137,17 @@ export function sbom(subject: string | null, packages: [string, string][]): stri
   });
 }
 
+/** A CycloneDX SBOM of Maven packages (group, artifact, version). */
+export function mavenSbom(subject: string, packages: [string, string, string][]): string {
+  return JSON.stringify({
+    bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'application', name: subject } },
+    components: packages.map(([group, name, version]) => ({ type: 'library', group, name, version, purl: `pkg:maven/${group}/${name}@${version}` })),
+  });
+}
+
+/** log4j-core at a version, as a Maven package of mavenSbom. */
+export const log4j = (version: string): [string, string, string] => ['org.apache.logging.log4j', 'log4j-core', version];
+
 /** How many content rows the survey's analysis attempts have stored, pointed at or not (read inside the project object). */
 export async function storedRowCount(projectId: string, surveyId: string): Promise<number> {
   return runInDurableObject(projectStub(env, projectId), (_instance, state) =>

@@ -12,17 +12,10 @@ import { expectPage, fragmentOf, page, post, signInThroughDashboard, submit, tex
 import { dataTenant } from '../data-plane';
 import { api, json } from '../helpers';
 import { addPerson } from '../people';
-import { analysed, getJob, letRendersFinish, P, renderDocuments } from '../pipeline';
+import { analysed, getJob, letRendersFinish, log4j, mavenSbom, P, renderDocuments } from '../pipeline';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 
-function mavenSbom(subject: string, packages: [string, string, string][]): string {
-  return JSON.stringify({
-    bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'application', name: subject } },
-    components: packages.map(([group, name, version]) => ({ type: 'library', group, name, version, purl: `pkg:maven/${group}/${name}@${version}` })),
-  });
-}
-const log4j = (version: string): [string, string, string] => ['org.apache.logging.log4j', 'log4j-core', version];
 const reportOf = (survey: any, label: string): string => survey.steps.find((s: any) => s.step_label === label).id;
 
 let t: T;

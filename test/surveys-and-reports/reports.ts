@@ -14,19 +14,10 @@ import { api, expectError, json } from '../helpers';
 import { addPerson } from '../people';
 import { dataTenant } from '../data-plane';
 import { validateCycloneDx } from '../cyclonedx-schema';
-import { analysed, buildReports, deliver, getJob, letRendersFinish, P, tarGz } from '../pipeline';
+import { analysed, buildReports, deliver, getJob, letRendersFinish, log4j, mavenSbom, P, tarGz } from '../pipeline';
 
 type T = Awaited<ReturnType<typeof dataTenant>>;
 
-/** A CycloneDX SBOM of Maven packages (group, artifact, version). */
-function mavenSbom(subject: string, packages: [string, string, string][]): string {
-  return JSON.stringify({
-    bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'application', name: subject } },
-    components: packages.map(([group, name, version]) => ({ type: 'library', group, name, version, purl: `pkg:maven/${group}/${name}@${version}` })),
-  });
-}
-
-const log4j = (version: string): [string, string, string] => ['org.apache.logging.log4j', 'log4j-core', version];
 const reportOf = (survey: any, label: string) => survey.steps.find((s: any) => s.step_label === label);
 
 async function get(t: T, path: string) {
