@@ -10,6 +10,10 @@ import { letScoringFinish } from '../pipeline';
 
 const P = (projectId: string) => `/api/v1/project/${projectId}`;
 
+/** Starts an inventory survey (left open: its upload never comes). */
+const startSurvey = (t: { projectId: string; pass: string }) =>
+  api(`${P(t.projectId)}/survey`, { token: t.pass, body: { jobType: 'INVENTORY_SURVEY' }, headers: { 'idempotency-key': crypto.randomUUID() } }).then(json);
+
 /** Moves every job's last change `hours` into the past, as if nothing had happened since. */
 async function age(projectId: string, hours: number) {
   const then = new Date(Date.now() - hours * 3_600_000).toISOString();
@@ -21,7 +25,7 @@ async function age(projectId: string, hours: number) {
 describe('abandoned surveys', () => {
   it('fails a survey with no change for a day (class abandoned) and leaves a recent one alone', async () => {
     const t = await dataTenant();
-    const start = () => api(`${P(t.projectId)}/survey`, { token: t.pass, body: { jobType: 'INVENTORY_SURVEY' }, headers: { 'idempotency-key': crypto.randomUUID() } }).then(json);
+    const start = () => startSurvey(t);
     const old = await start();
     await api(`${P(t.projectId)}/survey/${old.parent_id}/status`, { token: t.pass, body: { subJobId: old.sub_job_ids.upload, status: 'RUNNING' } });
     await age(t.projectId, 25);
@@ -43,7 +47,7 @@ describe('abandoned surveys', () => {
   it('a ring asked for while the alarm runs stays: the alarm does not move it to its own next time', async () => {
     const t = await dataTenant();
     // An open survey: the alarm's own next ring is its sweep, a day ahead.
-    await api(`${P(t.projectId)}/survey`, { token: t.pass, body: { jobType: 'INVENTORY_SURVEY' }, headers: { 'idempotency-key': crypto.randomUUID() } });
+    await startSurvey(t);
     await letScoringFinish([t]);
     const { asked, alarm } = await runInDurableObject(projectStub(env, t.projectId), async (object, state) => {
       const instance = object as unknown as ProjectObject;
@@ -62,7 +66,7 @@ describe('abandoned surveys', () => {
 
   it('aborts the R2 multipart upload of an abandoned survey', async () => {
     const t = await dataTenant();
-    const survey = await api(`${P(t.projectId)}/survey`, { token: t.pass, body: { jobType: 'INVENTORY_SURVEY' }, headers: { 'idempotency-key': crypto.randomUUID() } }).then(json);
+    const survey = await startSurvey(t);
     const blobKey = `projects/${t.projectId}/bundles/${crypto.randomUUID()}`;
     const multipart = await env.BUNDLES.createMultipartUpload(blobKey);
     await runInDurableObject(projectStub(env, t.projectId), (_instance, state) => {
